@@ -1,0 +1,29 @@
+import type { ClientOptions } from "./core/options.js";
+import { Core } from "./core/request.js";
+import { Cases } from "./resources/cases.js";
+import { Documents } from "./resources/documents.js";
+
+/**
+ * The Medical Record Retrieval API v2 client.
+ *
+ * @example
+ * const mr = new MedRecords({ apiKey: process.env.MEDRECORDS_API_KEY, baseUrl: "https://api.example.com" });
+ * const created = await mr.cases.create({ title: "Doe v. Acme", client_name: "Jane Doe" });
+ */
+export class MedRecords {
+  readonly cases: Cases;
+  readonly documents: Documents;
+  /** Holds the key; private so that logging the client never prints it. */
+  readonly #core: Core;
+
+  constructor(options: ClientOptions = {}) {
+    this.#core = new Core(options);
+    this.cases = new Cases(this.#core);
+    this.documents = new Documents(this.#core);
+  }
+
+  /** The base address requests go to. */
+  get baseUrl(): string {
+    return this.#core.baseUrl;
+  }
+}

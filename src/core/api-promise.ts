@@ -1,0 +1,39 @@
+/** The body of a response together with the response itself. */
+export interface WithResponse<T> {
+  data: T;
+  response: Response;
+  /** `X-Request-Id` of the response. */
+  requestId: string | undefined;
+}
+
+/**
+ * What every resource method returns: awaiting it gives the parsed body;
+ * `.withResponse()` also gives the raw `Response` and its request id.
+ */
+export class APIPromise<T> implements PromiseLike<T> {
+  readonly #inner: Promise<WithResponse<T>>;
+
+  constructor(inner: Promise<WithResponse<T>>) {
+    this.#inner = inner;
+  }
+
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#inner;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: an awaitable by design, as in openai-node.
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#inner.then((r) => r.data).then(onfulfilled, onrejected);
+  }
+
+  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
+    return this.then(undefined, onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.then().finally(onfinally);
+  }
+}

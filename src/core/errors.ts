@@ -1,0 +1,187 @@
+/**
+ * Every error the SDK throws, and the one status/code switch that picks the
+ * class for a failed response. Messages are built from the method, the path
+ * template, the status and the service's code and message: never from a
+ * request body, a query string or a header, so neither protected health
+ * information nor the API key can reach a log through an error.
+ */
+
+/** Base class of every error thrown by `medrecords`. */
+export class MedRecordsError extends Error {
+  override name = "MedRecordsError";
+}
+
+/** One field that failed validation. `path` is dotted, e.g. `"client_email"`. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export interface APIErrorInit {
+  status: number;
+  code: string | undefined;
+  message: string;
+  requestId?: string | undefined;
+  headers?: Headers | undefined;
+  method?: string | undefined;
+  path?: string | undefined;
+}
+
+/** The service answered with a non-2xx status. */
+export class APIError extends MedRecordsError {
+  override name = "APIError";
+  /** HTTP status of the response. */
+  readonly status: number;
+  /** The spec's error code, e.g. `validation_error`; undefined when the body had none. */
+  readonly code: string | undefined;
+  /** `X-Request-Id` of the failed response: quote it to support. */
+  readonly requestId: string | undefined;
+  /** Response headers. */
+  readonly headers: Headers;
+  /** The service's own message, without the SDK's prefix. */
+  readonly serviceMessage: string;
+
+  constructor(init: APIErrorInit) {
+    const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
+    const code = init.code ? ` ${init.code}` : "";
+    const rid = init.requestId ? ` (request ${init.requestId})` : "";
+    super(`${where}${init.status}${code}: ${init.message}${rid}`);
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.headers = init.headers ?? new Headers();
+    this.serviceMessage = init.message;
+  }
+}
+
+/** 400: the request was refused as malformed or unacceptable. */
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+
+/**
+ * 400 `validation_error`: the body or query fails the spec's rules. Also
+ * thrown before sending when the SDK's own validation refuses a request; then
+ * `requestId` is undefined and nothing reached the network.
+ */
+export class ValidationError extends BadRequestError {
+  override name = "ValidationError";
+  /** Each bad field with its reason (values are never echoed). */
+  readonly issues: ValidationIssue[];
+  constructor(init: APIErrorInit & { issues?: ValidationIssue[] }) {
+    super(init);
+    this.issues = init.issues ?? [];
+  }
+}
+
+/** 400 `invalid_request`: a webhook field value exceeds its limit. */
+export class InvalidRequestError extends BadRequestError {
+  override name = "InvalidRequestError";
+}
+
+/** 401 `invalid_api_key`: the key is missing or unknown. */
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+
+/** 403 `insufficient_scope`. */
+export class PermissionError extends APIError {
+  override name = "PermissionError";
+  /** The scope the service named as missing, e.g. `cases:write`, when it named one. */
+  readonly requiredScope: string | undefined;
+  constructor(init: APIErrorInit) {
+    super(init);
+    this.requiredScope = /\b([a-z]+:(?:read|write))\b/.exec(init.message)?.[1];
+  }
+}
+
+/** 404 `not_found`: the resource or route does not exist. */
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+
+/** 409 `conflict`, e.g. a webhook name already in use. */
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+
+/** 409 `limit_exceeded`, e.g. a 21st webhook. */
+export class LimitExceededError extends ConflictError {
+  override name = "LimitExceededError";
+}
+
+/** 429 `rate_limited`. */
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+  /** Seconds the service asked to wait (`Retry-After`), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(init: APIErrorInit) {
+    super(init);
+    this.retryAfterSeconds = parseRetryAfter(init.headers?.get("retry-after") ?? null);
+  }
+}
+
+/** 5xx: the service failed. */
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
+
+/** No response: DNS, refused or reset connection. Retried where safe. */
+export class ConnectionError extends MedRecordsError {
+  override name = "ConnectionError";
+}
+
+/** An attempt exceeded `timeoutMs`, or the call exceeded `deadlineMs`. */
+export class TimeoutError extends MedRecordsError {
+  override name = "TimeoutError";
+}
+
+/** A response did not match the spec's schema (with `validateResponses: true`). */
+export class ResponseValidationError extends MedRecordsError {
+  override name = "ResponseValidationError";
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[]) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/** The presigned upload address refused the bytes. */
+export class UploadError extends MedRecordsError {
+  override name = "UploadError";
+  readonly status: number | undefined;
+  readonly code: string | undefined;
+  constructor(message: string, status?: number, code?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Seconds from a `Retry-After` value (delta-seconds or HTTP-date). */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+/** The single status/code switch: picks the error class for a failed response. */
+export function errorFromResponse(init: APIErrorInit): APIError {
+  const { status, code } = init;
+  if (status === 400) {
+    if (code === "validation_error") return new ValidationError(init);
+    if (code === "invalid_request") return new InvalidRequestError(init);
+    return new BadRequestError(init);
+  }
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 403) return new PermissionError(init);
+  if (status === 404) return new NotFoundError(init);
+  if (status === 409) {
+    return code === "limit_exceeded" ? new LimitExceededError(init) : new ConflictError(init);
+  }
+  if (status === 429) return new RateLimitError(init);
+  if (status >= 500) return new InternalServerError(init);
+  return new APIError(init);
+}

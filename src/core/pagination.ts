@@ -1,0 +1,121 @@
+import type { z } from "zod";
+import { ListEnvelope } from "../schemas/common.js";
+import type { RequestOptions } from "./options.js";
+import type { Core, RequestSpec } from "./request.js";
+
+/** One page of a list: its items, links and cursors. */
+export class Page<T> implements AsyncIterable<T> {
+  readonly results: T[];
+  /** Absolute address of the next page, or null on the last. */
+  readonly next: string | null;
+  /** Absolute address of the previous page, or null on the first. */
+  readonly previous: string | null;
+  /** The cursor that fetched this page (null for the first): `list({ cursor })` fetches it again. */
+  readonly cursor: string | null;
+  /** The cursor of the next page: `list({ cursor: page.nextCursor })` resumes after this one. */
+  readonly nextCursor: string | null;
+  readonly #fetchUrl: (url: string) => Promise<Page<T>>;
+
+  constructor(
+    envelope: { results: T[]; next: string | null; previous: string | null },
+    cursor: string | null,
+    fetchUrl: (url: string) => Promise<Page<T>>,
+  ) {
+    this.results = envelope.results;
+    this.next = envelope.next;
+    this.previous = envelope.previous;
+    this.cursor = cursor;
+    this.nextCursor = cursorOf(envelope.next);
+    this.#fetchUrl = fetchUrl;
+  }
+
+  hasNextPage(): boolean {
+    return this.next !== null;
+  }
+
+  /** Fetches the page `next` points to; throws on the last page. */
+  getNextPage(): Promise<Page<T>> {
+    if (this.next === null) return Promise.reject(new RangeError("This is the last page."));
+    return this.#fetchUrl(this.next);
+  }
+
+  /** This page and every following one, fetched one at a time. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    let page: Page<T> | undefined = this;
+    while (page) {
+      yield page;
+      page = page.hasNextPage() ? await page.getNextPage() : undefined;
+    }
+  }
+
+  /** Every item of this page and the following ones. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) yield* page.results;
+  }
+}
+
+/**
+ * What `list()` returns: await it for the first page, or iterate it for every
+ * item of every page. Nothing is fetched until it is awaited or iterated.
+ */
+export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  readonly #load: () => Promise<Page<T>>;
+  #first: Promise<Page<T>> | undefined;
+
+  constructor(load: () => Promise<Page<T>>) {
+    this.#load = load;
+  }
+
+  #firstPage(): Promise<Page<T>> {
+    this.#first ??= this.#load();
+    return this.#first;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: an awaitable by design, as in openai-node.
+  then<A = Page<T>, B = never>(
+    onfulfilled?: ((value: Page<T>) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#firstPage().then(onfulfilled, onrejected);
+  }
+
+  /** Every page, fetched one at a time. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    yield* (await this.#firstPage()).pages();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    yield* await this.#firstPage();
+  }
+}
+
+/** Starts a list call over `core`; each page is one GET. */
+export function paginate<S extends z.ZodType>(
+  core: Core,
+  spec: Omit<RequestSpec<unknown>, "method" | "responseSchema"> & { item: S },
+  options?: RequestOptions,
+): PagePromise<z.output<S>> {
+  type T = z.output<S>;
+  const responseSchema = ListEnvelope(spec.item);
+  const fetchPage = async (url: string | undefined): Promise<Page<T>> => {
+    const envelope = (await core.request(
+      url === undefined
+        ? { ...spec, method: "GET", responseSchema }
+        : { method: "GET", path: spec.path, url, responseSchema },
+      options,
+    )) as { results: T[]; next: string | null; previous: string | null };
+    const cursor =
+      url === undefined ? ((spec.query?.cursor as string | undefined) ?? null) : cursorOf(url);
+    return new Page<T>(envelope, cursor, fetchPage);
+  };
+  return new PagePromise<T>(() => fetchPage(undefined));
+}
+
+function cursorOf(link: string | null): string | null {
+  if (link === null) return null;
+  try {
+    return new URL(link).searchParams.get("cursor");
+  } catch {
+    return null;
+  }
+}

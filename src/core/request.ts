@@ -1,0 +1,330 @@
+import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
+import type { z } from "zod";
+import { readEnv } from "../internal/env.js";
+import { APIPromise, type WithResponse } from "./api-promise.js";
+import {
+  ConnectionError,
+  errorFromResponse,
+  MedRecordsError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+  type ValidationIssue,
+} from "./errors.js";
+import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
+import { retryPolicy } from "./retry-policy.js";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export type QueryValue = string | number | boolean | null | undefined;
+
+/** One API call, described once by a resource method. */
+export interface RequestSpec<T> {
+  method: HttpMethod;
+  /** Path template relative to `baseUrl`, e.g. `/v2/cases/{case_id}`. */
+  path: string;
+  /** Values for the template's `{placeholders}`; each must be a non-empty string. */
+  params?: Record<string, string>;
+  query?: Record<string, unknown> | undefined;
+  /** Refuses a bad query before sending. */
+  querySchema?: z.ZodType;
+  body?: unknown;
+  /** Refuses a bad body before sending. */
+  bodySchema?: z.ZodType;
+  /** Parses the response when `validateResponses` is on. */
+  responseSchema?: z.ZodType<T>;
+  /**
+   * Whether repeating the call is harmless.
+   * @default true for GET, PUT, PATCH and DELETE; false for POST
+   */
+  idempotent?: boolean;
+  /** An absolute address to call instead of `path` (a `next` link); must be on `baseUrl`'s origin. */
+  url?: string;
+}
+
+/** Turns zod issues into `{ path, message }` without echoing any value. */
+export function toIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((i) => ({
+    path: i.path.length ? i.path.join(".") : "(body)",
+    message: i.message,
+  }));
+}
+
+/**
+ * Validates `value` against `schema` the way every request does, throwing a
+ * `ValidationError` that names each bad field; nothing is sent.
+ */
+export function validateInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: string,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = toIssues(result.error);
+  const error = new ValidationError({
+    status: 400,
+    code: "validation_error",
+    message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+  });
+  error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
+  throw error;
+}
+
+/**
+ * The shared core under every resource: builds the address, validates,
+ * authenticates, retries through ky, maps errors, and parses responses.
+ * Resource methods are one line over `request`.
+ */
+export class Core {
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly options: Readonly<
+    Required<
+      Pick<ClientOptions, "maxRetries" | "timeoutMs" | "maxRetryAfterMs" | "validateResponses">
+    >
+  > &
+    ClientOptions;
+  /** Unbound `fetch`, also used for presigned addresses (which get no key). */
+  readonly fetch: typeof fetch;
+  readonly #apiKey: string;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
+    if (typeof apiKey !== "string" || apiKey.trim() === "") {
+      throw new MedRecordsError(
+        "Missing API key: pass `apiKey` to `new MedRecords({ apiKey })` or set MEDRECORDS_API_KEY.",
+      );
+    }
+    if (apiKey !== apiKey.trim() || /\s/.test(apiKey)) {
+      throw new MedRecordsError("The API key contains whitespace: check how it was copied.");
+    }
+    const baseUrl = options.baseUrl ?? readEnv("MEDRECORDS_BASE_URL");
+    if (!baseUrl) {
+      throw new MedRecordsError(
+        "Missing base URL: pass `baseUrl` to `new MedRecords({ baseUrl })` or set MEDRECORDS_BASE_URL.",
+      );
+    }
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      throw new MedRecordsError("`baseUrl` is not an absolute URL, e.g. https://api.example.com.");
+    }
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+      throw new MedRecordsError("`baseUrl` must use http or https.");
+    }
+    this.#apiKey = apiKey;
+    this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
+    this.origin = parsed.origin;
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.options = {
+      ...options,
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      validateResponses: options.validateResponses ?? false,
+    };
+  }
+
+  /** Replaces every occurrence of the key, in case a message ever carried it. */
+  redact(text: string): string {
+    return text.split(this.#apiKey).join("[redacted]");
+  }
+
+  /** The absolute address of a call, refusing a link to any origin but `baseUrl`'s. */
+  resolveUrl(
+    spec: Pick<RequestSpec<unknown>, "path" | "params" | "url" | "method">,
+    query?: URLSearchParams,
+  ): string {
+    if (spec.url !== undefined) {
+      const url = new URL(spec.url, this.baseUrl);
+      if (url.origin !== this.origin) {
+        throw new MedRecordsError(
+          `Refusing to follow a link to ${url.origin}: the API key is only sent to ${this.origin}.`,
+        );
+      }
+      return url.href;
+    }
+    const where = `${spec.method} ${spec.path}`;
+    const path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = spec.params?.[name];
+      if (typeof value !== "string" || value === "") {
+        throw validateError(where, name, "Expected a non-empty string identifier");
+      }
+      return encodeURIComponent(value);
+    });
+    const qs = query?.toString();
+    return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
+  }
+
+  request<T>(spec: RequestSpec<T>, options: RequestOptions = {}): APIPromise<T> {
+    return new APIPromise(this.#send(spec, options));
+  }
+
+  async #send<T>(spec: RequestSpec<T>, options: RequestOptions): Promise<WithResponse<T>> {
+    const where = `${spec.method} ${spec.path}`;
+    const body = spec.bodySchema ? validateInput(spec.bodySchema, spec.body, where) : spec.body;
+    const query = spec.querySchema
+      ? validateInput(spec.querySchema, spec.query ?? {}, where)
+      : spec.query;
+    const url = this.resolveUrl(spec, toSearchParams(query as Record<string, unknown> | undefined));
+    const idempotent = spec.idempotent ?? spec.method !== "POST";
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...this.options.defaultHeaders,
+      ...options.headers,
+      authorization: `Bearer ${this.#apiKey}`,
+    };
+    let response: Response;
+    try {
+      response = await ky(url, {
+        method: spec.method,
+        headers,
+        json: spec.body === undefined ? undefined : body,
+        timeout: timeoutMs,
+        totalTimeout: deadlineMs ?? false,
+        signal: options.signal,
+        retry: retryPolicy({
+          maxRetries: options.maxRetries ?? this.options.maxRetries,
+          maxRetryAfterMs: this.options.maxRetryAfterMs,
+          idempotent,
+        }),
+        fetch: this.#instrumentedFetch(spec),
+      });
+    } catch (error) {
+      throw this.#mapError(error, where, timeoutMs);
+    }
+    const data = (await parseBody(response)) as T;
+    if (this.options.validateResponses && spec.responseSchema) {
+      const result = spec.responseSchema.safeParse(data);
+      if (!result.success) {
+        const issues = toIssues(result.error);
+        throw new ResponseValidationError(
+          `Response of ${where} does not match the spec: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          issues,
+        );
+      }
+      return { data: result.data, response, requestId: requestIdOf(response) };
+    }
+    return { data, response, requestId: requestIdOf(response) };
+  }
+
+  /**
+   * Counts attempts and reports each one without bodies, queries or headers;
+   * and drops the key from any request that would leave `baseUrl`'s origin.
+   */
+  #instrumentedFetch(spec: RequestSpec<unknown>): typeof fetch {
+    const { logger, hooks } = this.options;
+    let attempt = 0;
+    return async (input, init) => {
+      attempt++;
+      const request = input instanceof Request ? input : new Request(input, init);
+      if (new URL(request.url).origin !== this.origin) request.headers.delete("authorization");
+      const info = { method: spec.method, path: spec.path, attempt };
+      hooks?.onRequest?.(info);
+      const started = performance.now();
+      const report = (fields: ResponseInfo) => {
+        hooks?.onResponse?.(fields);
+        const failed = fields.status === undefined || fields.status >= 400;
+        const message = `medrecords: ${fields.method} ${fields.path} ${fields.status ?? fields.error}`;
+        if (failed) logger?.warn?.(message, fields);
+        else logger?.debug?.(message, fields);
+      };
+      try {
+        const response = await this.fetch(request, input instanceof Request ? init : undefined);
+        report({
+          ...info,
+          status: response.status,
+          requestId: requestIdOf(response),
+          elapsedMs: Math.round(performance.now() - started),
+        });
+        return response;
+      } catch (error) {
+        report({
+          ...info,
+          status: undefined,
+          requestId: undefined,
+          elapsedMs: Math.round(performance.now() - started),
+          error: error instanceof Error ? error.name : "Error",
+        });
+        throw error;
+      }
+    };
+  }
+
+  #mapError(error: unknown, where: string, timeoutMs: number): unknown {
+    if (isHTTPError(error)) {
+      const data = error.data as { error?: { code?: unknown; message?: unknown } } | undefined;
+      const code = typeof data?.error?.code === "string" ? data.error.code : undefined;
+      const message =
+        typeof data?.error?.message === "string"
+          ? data.error.message
+          : error.response.statusText || "Request failed";
+      const [method, path] = where.split(" ");
+      return errorFromResponse({
+        status: error.response.status,
+        code,
+        message: this.redact(message),
+        requestId: requestIdOf(error.response),
+        headers: error.response.headers,
+        method,
+        path,
+      });
+    }
+    if (isTimeoutError(error)) {
+      return new TimeoutError(`${where}: no response within ${timeoutMs} ms.`);
+    }
+    if (isNetworkError(error)) {
+      const code = causeCode(error);
+      return new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`);
+    }
+    return error;
+  }
+}
+
+function validateError(where: string, path: string, message: string): ValidationError {
+  const error = new ValidationError({
+    status: 400,
+    code: "validation_error",
+    message: `${path}: ${message}`,
+    issues: [{ path, message }],
+  });
+  error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
+  return error;
+}
+
+/** Query values as the wire wants them: booleans as `true`/`false`, nullish left out. */
+export function toSearchParams(query: Record<string, unknown> | undefined): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    params.set(key, String(value));
+  }
+  return params;
+}
+
+export function requestIdOf(response: Response): string | undefined {
+  return response.headers.get("x-request-id") ?? undefined;
+}
+
+async function parseBody(response: Response): Promise<unknown> {
+  if (response.status === 204) return undefined;
+  const text = await response.text();
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ResponseValidationError(`Response ${response.status} is not JSON.`, []);
+  }
+}
+
+function causeCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,59 @@
+import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from "ky";
+import { parseRetryAfter } from "./errors.js";
+
+/** Statuses worth another attempt: the request timed out, was throttled, or the service failed. */
+export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+
+export interface RetryPolicyInput {
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  /**
+   * Whether repeating the request is harmless. When false (creating a case,
+   * answering an action request, testing a webhook), only failures where the
+   * service certainly did not act are retried: 429 and connection refused.
+   */
+  idempotent: boolean;
+}
+
+/** The retry options handed to ky for one call. */
+export function retryPolicy({
+  maxRetries,
+  maxRetryAfterMs,
+  idempotent,
+}: RetryPolicyInput): RetryOptions {
+  return {
+    limit: maxRetries,
+    // Every method reaches shouldRetry, which applies idempotency itself.
+    methods: ["get", "post", "put", "patch", "delete", "head", "options"],
+    statusCodes: RETRY_STATUSES,
+    afterStatusCodes: [429, 503],
+    maxRetryAfter: maxRetryAfterMs,
+    retryOnTimeout: true,
+    delay: (attempt) => 500 * 2 ** (attempt - 1),
+    backoffLimit: 8_000,
+    // Full jitter keeps many clients from retrying in step after an outage.
+    jitter: true,
+    shouldRetry: ({ error }) => {
+      if (isHTTPError(error)) {
+        const { status, headers } = error.response;
+        const wait = parseRetryAfter(headers.get("retry-after"));
+        // A wait longer than we may take is surfaced, not silently shortened.
+        if (wait !== undefined && wait * 1000 > maxRetryAfterMs) return false;
+        if (!RETRY_STATUSES.includes(status)) return false;
+        return idempotent || status === 429;
+      }
+      if (isTimeoutError(error)) return idempotent;
+      if (isNetworkError(error)) return idempotent || isConnectionRefused(error);
+      return false;
+    },
+  };
+}
+
+/** A refused connection never reached the service, so any request may be repeated. */
+export function isConnectionRefused(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === "ECONNREFUSED") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

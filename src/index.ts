@@ -1,0 +1,46 @@
+export { MedRecords } from "./client.js";
+export type { WithResponse } from "./core/api-promise.js";
+export { APIPromise } from "./core/api-promise.js";
+export {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  InternalServerError,
+  InvalidRequestError,
+  LimitExceededError,
+  MedRecordsError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+  UploadError,
+  ValidationError,
+  type ValidationIssue,
+} from "./core/errors.js";
+export { fileFromPath } from "./core/file-from-path.js";
+export type {
+  ClientOptions,
+  Logger,
+  RequestInfo,
+  RequestOptions,
+  ResponseInfo,
+} from "./core/options.js";
+export { Page, PagePromise } from "./core/pagination.js";
+export type { Uploadable, UploadParams } from "./core/uploads.js";
+export type { Cases, UploadDocumentParams } from "./resources/cases.js";
+export type { Documents } from "./resources/documents.js";
+export * from "./schemas/cases.js";
+export {
+  ErrorBody,
+  IsoDate,
+  IsoDateTime,
+  ListEnvelope,
+  ListParams,
+  MimeType,
+  PageLimit,
+} from "./schemas/common.js";
+export * from "./schemas/documents.js";
+export * from "./schemas/uploads.js";

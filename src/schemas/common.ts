@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/**
+ * An enum in a response: the values the spec lists, typed as that union plus
+ * `string & {}` so that a value the service adds later neither breaks parsing
+ * nor erases editor completion of the known ones.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.union([z.enum(values), z.custom<string & {}>((v) => typeof v === "string")]);
+}
+
+/** A calendar date, `YYYY-MM-DD`, that exists (no 2023-02-29). */
+export const IsoDate = z.iso.date();
+export type IsoDate = z.infer<typeof IsoDate>;
+
+/** An ISO 8601 date-time; offsets other than `Z` are accepted. */
+export const IsoDateTime = z.iso.datetime({ offset: true });
+export type IsoDateTime = z.infer<typeof IsoDateTime>;
+
+/** A MIME type such as `application/pdf`, parameters allowed. */
+export const MimeType = z
+  .string()
+  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;.*)?$/i, "Invalid MIME type");
+
+/**
+ * Whether a date lies in the past relative to `nowMs`: the date is read as
+ * its first instant (00:00 UTC), so today passes and tomorrow fails.
+ */
+export function isPastDate(date: string, nowMs: number): boolean {
+  return Date.parse(`${date}T00:00:00Z`) <= nowMs;
+}
+
+/** Error body of every failed API call. */
+export const ErrorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string() }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Page size of list endpoints, 1 to 100 (DESIGN section 9, default 25). */
+export const PageLimit = z.coerce.number().int().min(1).max(100);
+export const DEFAULT_PAGE_LIMIT = 25;
+
+/** Query parameters shared by every list endpoint. */
+export const ListParams = z.strictObject({
+  limit: PageLimit.optional(),
+  cursor: z.string().min(1).optional(),
+});
+export type ListParams = z.infer<typeof ListParams>;
+
+/** The list envelope: absolute `next`/`previous` links, or null at the ends. */
+export function ListEnvelope<T extends z.ZodType>(item: T) {
+  return z.strictObject({
+    results: z.array(item),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+  });
+}
+export type ListEnvelope<T> = { results: T[]; next: string | null; previous: string | null };
