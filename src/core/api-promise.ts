@@ -24,12 +24,14 @@ export class APIPromise<T> implements PromiseLike<T> {
   // biome-ignore lint/suspicious/noThenProperty: an awaitable by design, as in openai-node.
   then<A = T, B = never>(
     onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
-    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+    // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#then.
+    onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.#inner.then((r) => r.data).then(onfulfilled, onrejected);
   }
 
-  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
+  // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
+  catch<B = never>(onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<T | B> {
     return this.then(undefined, onrejected);
   }
 

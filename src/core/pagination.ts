@@ -74,7 +74,8 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   // biome-ignore lint/suspicious/noThenProperty: an awaitable by design, as in openai-node.
   then<A = Page<T>, B = never>(
     onfulfilled?: ((value: Page<T>) => A | PromiseLike<A>) | null,
-    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+    // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#then.
+    onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }

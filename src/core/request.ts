@@ -83,7 +83,7 @@ export class Core {
       Pick<ClientOptions, "maxRetries" | "timeoutMs" | "maxRetryAfterMs" | "validateResponses">
     >
   > &
-    ClientOptions;
+    Omit<ClientOptions, "apiKey">;
   /** Unbound `fetch`, also used for presigned addresses (which get no key). */
   readonly fetch: typeof fetch;
   readonly #apiKey: string;
@@ -117,8 +117,10 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    // The key lives only in the private field, never in an inspectable object.
+    const { apiKey: _key, ...rest } = options;
     this.options = {
-      ...options,
+      ...rest,
       maxRetries: options.maxRetries ?? 2,
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,

@@ -33,17 +33,19 @@ export function retryPolicy({
     backoffLimit: 8_000,
     // Full jitter keeps many clients from retrying in step after an outage.
     jitter: true,
+    // Only ever vetoes: `undefined` hands the decision back to ky's defaults,
+    // which are what honour Retry-After (a forced `true` would not).
     shouldRetry: ({ error }) => {
       if (isHTTPError(error)) {
         const { status, headers } = error.response;
         const wait = parseRetryAfter(headers.get("retry-after"));
         // A wait longer than we may take is surfaced, not silently shortened.
         if (wait !== undefined && wait * 1000 > maxRetryAfterMs) return false;
-        if (!RETRY_STATUSES.includes(status)) return false;
-        return idempotent || status === 429;
+        return idempotent || status === 429 ? undefined : false;
       }
-      if (isTimeoutError(error)) return idempotent;
-      if (isNetworkError(error)) return idempotent || isConnectionRefused(error);
+      if (isTimeoutError(error)) return idempotent ? undefined : false;
+      if (isNetworkError(error))
+        return idempotent || isConnectionRefused(error) ? undefined : false;
       return false;
     },
   };

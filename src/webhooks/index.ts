@@ -1,0 +1,1 @@
+export { readHeader, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
