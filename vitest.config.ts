@@ -5,5 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Memory tests collect garbage on purpose, to measure what is retained.
+    execArgv: ["--expose-gc"],
   },
 });

@@ -86,6 +86,8 @@ export class Core {
     Omit<ClientOptions, "apiKey">;
   /** Unbound `fetch`, also used for presigned addresses (which get no key). */
   readonly fetch: typeof fetch;
+  /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
+  readonly customFetch: typeof fetch | undefined;
   readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
@@ -116,6 +118,7 @@ export class Core {
     this.#apiKey = apiKey;
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
+    this.customFetch = options.fetch;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;

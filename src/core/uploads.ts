@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SignUploadResponse } from "../schemas/uploads.js";
 import { UploadError } from "./errors.js";
+import { isNode, nodePut } from "./node-put.js";
 import { validateInput } from "./request.js";
 
 /**
@@ -106,11 +107,12 @@ function toReadableStream(file: unknown): ReadableStream<Uint8Array> | undefined
 
 /**
  * PUTs the bytes to a presigned address with `Content-Type` and
- * `Content-Length` and without `Authorization`. A 403 means the address
+ * `Content-Length` and without `Authorization`, through the caller's `fetch`
+ * when one was given, else (in Node) through node:http for bounded memory. A 403 means the address
  * expired (15 minutes); a replayable body is re-signed and sent once more.
  */
 export async function putUpload(
-  fetchFn: typeof fetch,
+  fetchFn: typeof fetch | undefined,
   sign: () => PromiseLike<SignUploadResponse>,
   prepared: ReturnType<typeof prepareUpload>,
   where: string,
@@ -119,17 +121,21 @@ export async function putUpload(
   let signed = await sign();
   let body = prepared.body.first;
   for (let attempt = 1; ; attempt++) {
-    const response = await fetchFn(signed.upload_url, {
-      method: "PUT",
-      body,
-      headers: {
-        "content-type": prepared.file_type,
-        "content-length": String(prepared.body.length),
-      },
-      signal,
-      // Streams need half duplex in Node's fetch; ignored elsewhere.
-      duplex: "half",
-    } as RequestInit);
+    const headers = {
+      "content-type": prepared.file_type,
+      "content-length": String(prepared.body.length),
+    };
+    const response =
+      fetchFn === undefined && isNode()
+        ? await nodePut(signed.upload_url, body, headers, signal)
+        : await (fetchFn ?? globalThis.fetch)(signed.upload_url, {
+            method: "PUT",
+            body,
+            headers,
+            signal,
+            // Streams need half duplex in Node's fetch; ignored elsewhere.
+            duplex: "half",
+          } as RequestInit);
     if (response.ok) {
       await response.body?.cancel();
       return signed;

@@ -120,7 +120,13 @@ export class Cases extends APIResource {
         { file_name: prepared.file_name, file_type: prepared.file_type },
         options,
       );
-    const { upload_id } = await putUpload(this.core.fetch, sign, prepared, where, options?.signal);
+    const { upload_id } = await putUpload(
+      this.core.customFetch,
+      sign,
+      prepared,
+      where,
+      options?.signal,
+    );
     return this.createDocument(
       caseId,
       { upload_id, ...(params.path !== undefined && { path: params.path }) },
