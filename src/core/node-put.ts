@@ -19,8 +19,11 @@ export async function nodePut(
   signal?: AbortSignal,
 ): Promise<Response> {
   const target = new URL(url);
-  const { request } =
-    target.protocol === "https:" ? await import("node:https") : await import("node:http");
+  // `.default` is the module object itself, so patches applied to it (as
+  // MSW's interceptors do) are seen; a named ESM import would miss them.
+  const { request } = (
+    target.protocol === "https:" ? await import("node:https") : await import("node:http")
+  ).default;
   const { once } = (await import("node:events")).default;
   const stream = new Response(body).body;
   return new Promise<Response>((resolve, reject) => {

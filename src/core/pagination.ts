@@ -80,6 +80,17 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
+  catch<B = never>(
+    onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
+  ): Promise<Page<T> | B> {
+    return this.then(undefined, onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<Page<T>> {
+    return this.then().finally(onfinally);
+  }
+
   /** Every page, fetched one at a time. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
     yield* (await this.#firstPage()).pages();

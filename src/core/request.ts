@@ -65,6 +65,7 @@ export function validateInput<S extends z.ZodType>(
     status: 400,
     code: "validation_error",
     message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+    issues,
   });
   error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
   throw error;
