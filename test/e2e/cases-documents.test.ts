@@ -27,7 +27,7 @@ const mr = new MedRecords({
   hooks: { onRequest: (info) => requests.push(`${info.method} ${info.path}`) },
 });
 
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
 afterAll(() => server.close());
 beforeEach(() => {
   mock.reset();
