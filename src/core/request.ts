@@ -43,10 +43,14 @@ export interface RequestSpec<T> {
 
 /** Turns zod issues into `{ path, message }` without echoing any value. */
 export function toIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((i) => ({
-    path: i.path.length ? i.path.join(".") : "(body)",
-    message: i.message,
-  }));
+  return error.issues.flatMap((i) => {
+    const at = i.path.map(String);
+    // An unknown property is named as the field it is, not as its parent.
+    if (i.code === "unrecognized_keys") {
+      return i.keys.map((key) => ({ path: [...at, key].join("."), message: "Unknown property" }));
+    }
+    return [{ path: at.length ? at.join(".") : "(body)", message: i.message }];
+  });
 }
 
 /**

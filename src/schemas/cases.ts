@@ -48,7 +48,7 @@ const externalId = z.string().max(255);
  * lie in the past of whoever validates: the caller's clock in the client, the
  * injected clock in the reference server.
  */
-export function makeCaseCreate(now: () => number = Date.now) {
+export function makeCaseCreate(now: () => number = () => Date.now()) {
   return z.strictObject({
     title,
     client_name: z.string().min(1).max(200),
