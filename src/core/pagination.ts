@@ -80,8 +80,8 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
   catch<B = never>(
+    // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
     onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<Page<T> | B> {
     return this.then(undefined, onrejected);
