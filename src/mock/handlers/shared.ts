@@ -1,0 +1,88 @@
+/** What every handler shares: the route shape, JSON replies, body and query parsing. */
+import { z } from "zod";
+import { validationError } from "../http-error.js";
+import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
+import type { PathParams } from "../router.js";
+
+export interface ApiCall {
+  readonly request: Request;
+  readonly url: URL;
+  readonly params: PathParams;
+  readonly apiKey: ApiKeyRecord;
+  /** The X-Request-Id this call is answered with (events record it in later slices). */
+  readonly requestId: string;
+}
+
+export interface ApiRoute {
+  readonly method: string;
+  readonly pattern: string;
+  readonly scope: Scope;
+  handle(call: ApiCall): Response | Promise<Response>;
+}
+
+export interface StorageCall {
+  readonly request: Request;
+  readonly params: PathParams;
+}
+
+export interface StorageRoute {
+  readonly method: string;
+  readonly pattern: string;
+  handle(call: StorageCall): Response | Promise<Response>;
+}
+
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** For endpoints that take no query parameters: any parameter is unknown. */
+export const NoQuery = z.strictObject({});
+
+/** Parses the JSON body against a schema, or throws 400 validation_error. */
+export async function readBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<z.output<S>> {
+  const text = await request.text();
+  if (text.trim() === "") {
+    throw validationError(
+      [{ code: "custom", path: [], message: "A JSON body is required" }],
+      "body",
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw validationError([{ code: "custom", path: [], message: "Malformed JSON" }], "body");
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw validationError(parsed.error.issues, "body");
+  return parsed.data;
+}
+
+/** Parses the query string against a strict schema, or throws 400 validation_error. */
+export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
+  const query: Record<string, string> = {};
+  const repeated = new Set<string>();
+  for (const [name, value] of url.searchParams) {
+    if (Object.hasOwn(query, name)) repeated.add(name);
+    query[name] = value;
+  }
+  if (repeated.size > 0) {
+    throw validationError(
+      [...repeated].map((name) => ({
+        code: "custom",
+        path: [name],
+        message: "Given more than once",
+      })),
+      "query",
+    );
+  }
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) throw validationError(parsed.error.issues, "query");
+  return parsed.data;
+}

@@ -1,0 +1,9 @@
+/** `medrecords/mock`: the stateful reference server for tests. */
+export type { MockClock } from "./clock.js";
+export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
+export {
+  createMockService,
+  type MockApiKeys,
+  type MockService,
+  type MockServiceOptions,
+} from "./service.js";

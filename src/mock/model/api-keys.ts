@@ -1,0 +1,79 @@
+/**
+ * API keys and scopes. Messages never contain a key, not even a prefix of
+ * an unknown one: tests print responses and keys must not end up in CI logs.
+ */
+import { MockApiError } from "../http-error.js";
+import { randomBase62 } from "./ids.js";
+
+export const SCOPES = [
+  "cases:read",
+  "cases:write",
+  "documents:read",
+  "documents:write",
+  "retrievals:read",
+  "retrievals:write",
+  "requestors:read",
+  "requestors:write",
+  "webhooks:read",
+  "webhooks:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const API_KEY_PREFIX = "medrecords_sk_live_";
+
+export interface ApiKeyRecord {
+  /** Stable identity of the key, for fields such as `created_by`. */
+  readonly id: string;
+  readonly scopes: ReadonlySet<Scope>;
+}
+
+export interface CreateApiKeyOptions {
+  /** Scopes granted to the key. @default every scope of the spec */
+  scopes?: readonly Scope[];
+}
+
+export class ApiKeyStore {
+  readonly #keys = new Map<string, ApiKeyRecord>();
+
+  create(options: CreateApiKeyOptions = {}): string {
+    const scopes = options.scopes ?? SCOPES;
+    for (const scope of scopes) {
+      if (!(SCOPES as readonly string[]).includes(scope)) {
+        throw new TypeError(
+          `Unknown scope ${JSON.stringify(scope)}: expected one of ${SCOPES.join(", ")}.`,
+        );
+      }
+    }
+    const key = `${API_KEY_PREFIX}${randomBase62(32)}`;
+    this.#keys.set(key, { id: `key_${randomBase62(16)}`, scopes: new Set(scopes) });
+    return key;
+  }
+
+  /** The key of an `Authorization` header value, or a 401. */
+  authenticate(header: string | null): ApiKeyRecord {
+    const match = header === null ? null : /^Bearer +(\S+) *$/i.exec(header);
+    const key = match?.[1];
+    if (key === undefined) {
+      throw new MockApiError(
+        401,
+        "invalid_api_key",
+        "Missing or malformed Authorization header: expected 'Authorization: Bearer <API key>'.",
+      );
+    }
+    const record = this.#keys.get(key);
+    if (record === undefined) {
+      throw new MockApiError(401, "invalid_api_key", "The API key is not recognized.");
+    }
+    return record;
+  }
+}
+
+export function requireScope(key: ApiKeyRecord, scope: Scope): void {
+  if (!key.scopes.has(scope)) {
+    throw new MockApiError(
+      403,
+      "insufficient_scope",
+      `This API key lacks the required scope ${scope}.`,
+    );
+  }
+}

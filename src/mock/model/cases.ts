@@ -1,0 +1,103 @@
+/** Case rules: creation defaults, case numbers, partial updates. */
+import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../schemas/cases.js";
+import { notFound } from "../http-error.js";
+import { newCaseId } from "./ids.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+
+/** A case as the API returns it: every field present, unset ones null. */
+export interface CaseRecord {
+  id: string;
+  case_number: string;
+  title: string;
+  client_name: string;
+  description: string | null;
+  client_date_of_birth: string | null;
+  client_address: string | null;
+  client_phone: string | null;
+  client_email: string | null;
+  date_of_injury: string | null;
+  deposition_date: string | null;
+  case_category: CaseCategory;
+  status: CaseStatus;
+  external_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
+  const { state } = ctx;
+  state.caseNumber += 1;
+  const now = nowIso(ctx);
+  const record: CaseRecord = {
+    id: newCaseId(),
+    case_number: `MR-${String(state.caseNumber).padStart(6, "0")}`,
+    title: input.title,
+    client_name: input.client_name,
+    description: input.description ?? null,
+    client_date_of_birth: input.client_date_of_birth ?? null,
+    client_address: input.client_address ?? null,
+    client_phone: input.client_phone ?? null,
+    client_email: input.client_email ?? null,
+    date_of_injury: input.date_of_injury ?? null,
+    deposition_date: input.deposition_date ?? null,
+    case_category: input.case_category ?? "personal_injury",
+    status: input.status ?? "active",
+    external_id: input.external_id ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  state.cases.set(record.id, { seq: nextSequence(state), value: record });
+  return { ...record };
+}
+
+function findCase(ctx: ModelContext, caseId: string): Stored<CaseRecord> {
+  const stored = ctx.state.cases.get(caseId);
+  if (stored === undefined) throw notFound("The case does not exist.");
+  return stored;
+}
+
+/** Throws 404 unless the case exists. */
+export function assertCaseExists(ctx: ModelContext, caseId: string): void {
+  findCase(ctx, caseId);
+}
+
+export function getCase(ctx: ModelContext, caseId: string): CaseRecord {
+  return { ...findCase(ctx, caseId).value };
+}
+
+export function updateCase(ctx: ModelContext, caseId: string, patch: CaseUpdate): CaseRecord {
+  const stored = findCase(ctx, caseId);
+  const next: CaseRecord = { ...stored.value };
+  let supplied = false;
+  if (patch.title !== undefined) {
+    next.title = patch.title;
+    supplied = true;
+  }
+  if (patch.description !== undefined) {
+    next.description = patch.description;
+    supplied = true;
+  }
+  if (patch.client_email !== undefined) {
+    next.client_email = patch.client_email;
+    supplied = true;
+  }
+  if (patch.status !== undefined) {
+    next.status = patch.status;
+    supplied = true;
+  }
+  if (patch.external_id !== undefined) {
+    next.external_id = patch.external_id;
+    supplied = true;
+  }
+  // An empty PATCH changes nothing, so it does not move updated_at either.
+  if (!supplied) return { ...stored.value };
+  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
+  stored.value = next;
+  return { ...next };
+}
+
+export function listCases(ctx: ModelContext, page: PageRequest): Page<CaseRecord> {
+  const result = paginate(ctx.state.cases.values(), (stored) => stored.seq, page);
+  return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
+}

@@ -1,0 +1,114 @@
+/** Case documents: created from a consumed upload, archived, listed, downloaded. */
+import type { DocumentCreate, DocumentUpdate } from "../../schemas/documents.js";
+import { notFound } from "../http-error.js";
+import { assertCaseExists } from "./cases.js";
+import { type IssuedDownload, issueDownload } from "./downloads.js";
+import { newDocumentId } from "./ids.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+import { consumeCaseUpload } from "./uploads.js";
+
+/** A document as the API returns it. */
+export interface DocumentRecord {
+  id: string;
+  case_id: string;
+  file_name: string;
+  file_size: number;
+  file_type: string;
+  path: string | null;
+  archived: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoredDocument extends Stored<DocumentRecord> {
+  /** Taken at creation: a later PUT to the same upload address does not change the document. */
+  readonly bytes: Uint8Array;
+}
+
+export function createDocument(
+  ctx: ModelContext,
+  caseId: string,
+  input: DocumentCreate,
+): DocumentRecord {
+  assertCaseExists(ctx, caseId);
+  const upload = consumeCaseUpload(ctx, caseId, input.upload_id);
+  const bytes = upload.bytes as Uint8Array;
+  const now = nowIso(ctx);
+  const record: DocumentRecord = {
+    id: newDocumentId(),
+    case_id: caseId,
+    file_name: upload.fileName,
+    file_size: bytes.byteLength,
+    file_type: upload.fileType,
+    path: input.path ?? null,
+    archived: false,
+    created_at: now,
+    updated_at: now,
+  };
+  const { state } = ctx;
+  state.documents.set(record.id, { seq: nextSequence(state), value: record, bytes });
+  return { ...record };
+}
+
+function findDocument(ctx: ModelContext, documentId: string): StoredDocument {
+  const stored = ctx.state.documents.get(documentId);
+  if (stored === undefined) throw notFound("The document does not exist.");
+  return stored;
+}
+
+export function getDocument(ctx: ModelContext, documentId: string): DocumentRecord {
+  return { ...findDocument(ctx, documentId).value };
+}
+
+export function updateDocument(
+  ctx: ModelContext,
+  documentId: string,
+  patch: DocumentUpdate,
+): DocumentRecord {
+  const stored = findDocument(ctx, documentId);
+  const next: DocumentRecord = { ...stored.value };
+  let supplied = false;
+  if (patch.path !== undefined) {
+    next.path = patch.path;
+    supplied = true;
+  }
+  if (patch.archived !== undefined) {
+    next.archived = patch.archived;
+    supplied = true;
+  }
+  // An empty PATCH changes nothing, so it does not move updated_at either.
+  if (!supplied) return { ...stored.value };
+  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
+  stored.value = next;
+  return { ...next };
+}
+
+export interface DocumentFilters {
+  case_id?: string | undefined;
+  archived?: boolean | undefined;
+}
+
+/** Filters narrow the list; a case_id that matches no case gives an empty page, not a 404. */
+export function listDocuments(
+  ctx: ModelContext,
+  filters: DocumentFilters,
+  page: PageRequest,
+): Page<DocumentRecord> {
+  const matching = [...ctx.state.documents.values()].filter(
+    ({ value }) =>
+      (filters.case_id === undefined || value.case_id === filters.case_id) &&
+      (filters.archived === undefined || value.archived === filters.archived),
+  );
+  const result = paginate(matching, (stored) => stored.seq, page);
+  return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
+}
+
+export function downloadDocument(ctx: ModelContext, documentId: string): IssuedDownload {
+  const stored = findDocument(ctx, documentId);
+  return issueDownload(ctx, {
+    bytes: stored.bytes,
+    fileType: stored.value.file_type,
+    fileName: stored.value.file_name,
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * Presigned download addresses, generic so that later resources (retrieval
+ * documents, invoices) issue theirs the same way as case documents.
+ */
+import { DOWNLOAD_URL_TTL_SECONDS } from "../../schemas/uploads.js";
+import { MockApiError, notFound } from "../http-error.js";
+import { randomToken } from "./ids.js";
+import { type ModelContext, nowMs } from "./state.js";
+
+export interface DownloadFile {
+  readonly bytes: Uint8Array;
+  readonly fileType: string;
+  readonly fileName: string;
+}
+
+export interface StoredDownload {
+  readonly issuedAtMs: number;
+  readonly file: DownloadFile;
+}
+
+export interface IssuedDownload {
+  download_url: string;
+  expires_in: number;
+}
+
+export function issueDownload(ctx: ModelContext, file: DownloadFile): IssuedDownload {
+  const token = randomToken();
+  ctx.state.downloads.set(token, { issuedAtMs: nowMs(ctx), file });
+  return {
+    download_url: `${ctx.storageUrl}/downloads/${token}`,
+    expires_in: DOWNLOAD_URL_TTL_SECONDS,
+  };
+}
+
+/** The file behind a presigned download token; exactly 3600 s after issue still works. */
+export function redeemDownload(ctx: ModelContext, token: string): DownloadFile {
+  const stored = ctx.state.downloads.get(token);
+  if (stored === undefined) throw notFound("The download address does not exist.");
+  if (nowMs(ctx) > stored.issuedAtMs + DOWNLOAD_URL_TTL_SECONDS * 1000) {
+    throw new MockApiError(403, "download_url_expired", "The download address has expired.");
+  }
+  return stored.file;
+}

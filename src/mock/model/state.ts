@@ -1,0 +1,75 @@
+/**
+ * The mock's whole in-memory state, in one object so that `reset()` is a
+ * single swap. API keys live outside it on purpose: a reset empties the data
+ * but the keys a test suite handed out keep working.
+ */
+import type { MockClock } from "../clock.js";
+import type { CaseRecord } from "./cases.js";
+import type { StoredDocument } from "./documents.js";
+import type { StoredDownload } from "./downloads.js";
+import type { StoredUpload } from "./uploads.js";
+
+/** A resource together with its place in creation order. */
+export interface Stored<T> {
+  /** Creation sequence, shared by every resource: drives list order and cursors. */
+  readonly seq: number;
+  value: T;
+}
+
+export interface MockState {
+  sequence: number;
+  caseNumber: number;
+  readonly cases: Map<string, Stored<CaseRecord>>;
+  readonly documents: Map<string, StoredDocument>;
+  /** Keyed by upload_id. */
+  readonly uploads: Map<string, StoredUpload>;
+  /** Presigned PUT token to upload_id. */
+  readonly uploadTokens: Map<string, string>;
+  /** Keyed by presigned download token. */
+  readonly downloads: Map<string, StoredDownload>;
+}
+
+export function createState(): MockState {
+  return {
+    sequence: 0,
+    caseNumber: 0,
+    cases: new Map(),
+    documents: new Map(),
+    uploads: new Map(),
+    uploadTokens: new Map(),
+    downloads: new Map(),
+  };
+}
+
+/** What every model function works against. `state` is replaced by `reset()`. */
+export interface ModelContext {
+  readonly clock: MockClock;
+  /** API origin, no trailing slash. */
+  readonly baseUrl: string;
+  /** Presigned upload/download origin, no trailing slash. */
+  readonly storageUrl: string;
+  readonly allowPrivateWebhookUrls: boolean;
+  state: MockState;
+}
+
+export function nextSequence(state: MockState): number {
+  state.sequence += 1;
+  return state.sequence;
+}
+
+export function nowMs(ctx: ModelContext): number {
+  return ctx.clock.now().getTime();
+}
+
+export function nowIso(ctx: ModelContext): string {
+  return ctx.clock.now().toISOString();
+}
+
+/**
+ * The updated_at of a change: the clock's time, but always after the previous
+ * value, so clients that compare timestamps see every update even when the
+ * mock clock stands still between two writes.
+ */
+export function nextUpdatedAt(ctx: ModelContext, previous: string): string {
+  return new Date(Math.max(nowMs(ctx), Date.parse(previous) + 1)).toISOString();
+}

@@ -1,0 +1,152 @@
+/**
+ * Signed uploads: the upload_id (valid 1 h, used once) and its presigned PUT
+ * address (valid 15 min), checked like an object store checks a signed URL.
+ */
+import {
+  type SignUploadRequest,
+  type SignUploadResponse,
+  UPLOAD_ID_TTL_MS,
+  UPLOAD_URL_TTL_MS,
+} from "../../schemas/uploads.js";
+import { MockApiError, notFound } from "../http-error.js";
+import { newUploadId, randomToken, toHex } from "./ids.js";
+import { type ModelContext, nowMs } from "./state.js";
+
+export interface StoredUpload {
+  readonly id: string;
+  readonly token: string;
+  /** The case it was signed under; null for retrieval-level signing. */
+  readonly caseId: string | null;
+  readonly fileName: string;
+  readonly fileType: string;
+  readonly signedAtMs: number;
+  bytes: Uint8Array | null;
+  consumed: boolean;
+}
+
+/** Signs an upload under a case, or at retrieval level when `caseId` is null. */
+export function signUpload(
+  ctx: ModelContext,
+  caseId: string | null,
+  request: SignUploadRequest,
+): SignUploadResponse {
+  const signedAtMs = nowMs(ctx);
+  const upload: StoredUpload = {
+    id: newUploadId(),
+    token: randomToken(),
+    caseId,
+    fileName: request.file_name,
+    fileType: request.file_type,
+    signedAtMs,
+    bytes: null,
+    consumed: false,
+  };
+  ctx.state.uploads.set(upload.id, upload);
+  ctx.state.uploadTokens.set(upload.token, upload.id);
+  return {
+    upload_id: upload.id,
+    upload_url: `${ctx.storageUrl}/uploads/${upload.token}`,
+    expires_at: new Date(signedAtMs + UPLOAD_ID_TTL_MS).toISOString(),
+  };
+}
+
+export interface UploadPut {
+  contentType: string | null;
+  contentLength: string | null;
+  /** Read only once the headers passed, like a store that refuses before the body. */
+  readBody: () => Promise<Uint8Array>;
+}
+
+/**
+ * Stores the bytes PUT to a presigned address. Checks, in order: the address
+ * exists (404), it is at most 15 minutes old (403), Content-Type equals the
+ * signed file_type (400), Content-Length is present (411) and equals the body
+ * length (400). A later PUT overwrites the bytes. Returns the ETag.
+ */
+export async function putUpload(ctx: ModelContext, token: string, put: UploadPut): Promise<string> {
+  const uploadId = ctx.state.uploadTokens.get(token);
+  const upload = uploadId === undefined ? undefined : ctx.state.uploads.get(uploadId);
+  if (upload === undefined) throw notFound("The upload address does not exist.");
+  if (nowMs(ctx) > upload.signedAtMs + UPLOAD_URL_TTL_MS) {
+    throw new MockApiError(
+      403,
+      "upload_url_expired",
+      "The upload address has expired: it accepts bytes for 15 minutes after signing. Sign again.",
+    );
+  }
+  if (!sameMimeType(put.contentType, upload.fileType)) {
+    throw new MockApiError(
+      400,
+      "content_type_mismatch",
+      "Content-Type must equal the file_type given when signing.",
+    );
+  }
+  const declared = put.contentLength?.trim() ?? "";
+  if (!/^\d+$/.test(declared)) {
+    throw new MockApiError(
+      411,
+      "content_length_required",
+      "A Content-Length header with the byte length of the body is required.",
+    );
+  }
+  const bytes = await put.readBody();
+  if (bytes.byteLength !== Number(declared)) {
+    throw new MockApiError(
+      400,
+      "content_length_mismatch",
+      "The body length differs from the Content-Length header.",
+    );
+  }
+  upload.bytes = bytes;
+  return etagOf(bytes);
+}
+
+// MIME types are case-insensitive; anything else, parameters included, must match as signed.
+function sameMimeType(sent: string | null, signed: string): boolean {
+  return sent !== null && sent.trim().toLowerCase() === signed.trim().toLowerCase();
+}
+
+async function etagOf(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return `"${toHex(new Uint8Array(digest)).slice(0, 32)}"`;
+}
+
+/**
+ * Takes a signed upload for a new case document. Checks, in order: the
+ * upload_id was signed under this case (400 upload_not_found otherwise, also
+ * for retrieval-level uploads), not used yet (upload_consumed), at most one
+ * hour old (upload_expired), and its bytes arrived (upload_incomplete).
+ */
+export function consumeCaseUpload(
+  ctx: ModelContext,
+  caseId: string,
+  uploadId: string,
+): StoredUpload {
+  const upload = ctx.state.uploads.get(uploadId);
+  if (upload === undefined || upload.caseId !== caseId) {
+    throw new MockApiError(
+      400,
+      "upload_not_found",
+      "upload_id does not name an upload signed for this case.",
+    );
+  }
+  if (upload.consumed) {
+    throw new MockApiError(400, "upload_consumed", "upload_id has already been used.");
+  }
+  if (nowMs(ctx) > upload.signedAtMs + UPLOAD_ID_TTL_MS) {
+    throw new MockApiError(
+      400,
+      "upload_expired",
+      "upload_id has expired: it must be used within one hour of signing.",
+    );
+  }
+  if (upload.bytes === null) {
+    throw new MockApiError(
+      400,
+      "upload_incomplete",
+      "No bytes were uploaded for upload_id: PUT the file to upload_url first.",
+    );
+  }
+  upload.consumed = true;
+  return upload;
+}

@@ -1,0 +1,238 @@
+import { describe, expect, it } from "vitest";
+import type { Scope } from "../../src/mock/index.js";
+import {
+  bytesOf,
+  createApi,
+  createCase,
+  expectError,
+  putBytes,
+  REQUEST_ID,
+  setup,
+  signUpload,
+} from "./helpers.js";
+
+const ALL_SCOPES: Scope[] = [
+  "cases:read",
+  "cases:write",
+  "documents:read",
+  "documents:write",
+  "retrievals:read",
+  "retrievals:write",
+  "requestors:read",
+  "requestors:write",
+  "webhooks:read",
+  "webhooks:write",
+];
+
+describe("API keys", () => {
+  it("are medrecords_sk_live_ followed by 32 base62 characters, each one different", () => {
+    const { mock } = setup();
+    const keys = Array.from({ length: 20 }, () => mock.apiKeys.create());
+    for (const key of keys) expect(key).toMatch(/^medrecords_sk_live_[0-9A-Za-z]{32}$/);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("refuses to create a key with a scope the spec does not define", () => {
+    const { mock } = setup();
+    expect(() => mock.apiKeys.create({ scopes: ["cases:delete" as Scope] })).toThrow(
+      /Unknown scope/,
+    );
+  });
+});
+
+describe("authentication", () => {
+  it("answers 401 invalid_api_key when the Authorization header is missing", async () => {
+    const { api } = setup();
+    expectError(await api.get("/v2/cases", { key: null }), 401, "invalid_api_key");
+  });
+
+  it.each(["Basic abc", "Bearer", "Bearer ", "medrecords_sk_live_x", "Bearer a b"])(
+    "answers 401 invalid_api_key for the malformed header %j",
+    async (header) => {
+      const { api } = setup();
+      const response = await api.get("/v2/cases", {
+        key: null,
+        headers: { authorization: header },
+      });
+      expectError(response, 401, "invalid_api_key");
+    },
+  );
+
+  it("answers 401 invalid_api_key for an unknown key without echoing it", async () => {
+    const { api } = setup();
+    const unknown = "medrecords_sk_live_UnknownUnknownUnknownUnknown1234";
+    const message = expectError(
+      await api.get("/v2/cases", { key: unknown }),
+      401,
+      "invalid_api_key",
+    );
+    expect(message).not.toContain("UnknownUnknown");
+    expect(message).not.toContain("medrecords_sk_live_");
+  });
+
+  it("a key from another mock service is unknown here", async () => {
+    const { mock } = setup();
+    const other = setup();
+    const response = await createApi(mock, other.key).get("/v2/cases");
+    expectError(response, 401, "invalid_api_key");
+  });
+
+  it("checks the key before the route: an unknown path without a key is 401, not 404", async () => {
+    const { api } = setup();
+    expectError(await api.get("/v2/nothing-here", { key: null }), 401, "invalid_api_key");
+  });
+});
+
+describe("scopes", () => {
+  const endpoints: Array<[method: string, path: string, scope: Scope]> = [
+    ["POST", "/v2/cases", "cases:write"],
+    ["GET", "/v2/cases", "cases:read"],
+    ["GET", "/v2/cases/case_x", "cases:read"],
+    ["PATCH", "/v2/cases/case_x", "cases:write"],
+    ["POST", "/v2/cases/case_x/sign-upload", "documents:write"],
+    ["POST", "/v2/retrieval-requests/sign-upload", "retrievals:write"],
+    ["POST", "/v2/cases/case_x/documents", "documents:write"],
+    ["GET", "/v2/documents", "documents:read"],
+    ["GET", "/v2/documents/doc_x", "documents:read"],
+    ["PATCH", "/v2/documents/doc_x", "documents:write"],
+    ["GET", "/v2/documents/doc_x/download", "documents:read"],
+  ];
+
+  it.each(endpoints)(
+    "%s %s needs %s: 403 insufficient_scope naming it",
+    async (method, path, scope) => {
+      const { mock } = setup();
+      const key = mock.apiKeys.create({ scopes: ALL_SCOPES.filter((s) => s !== scope) });
+      const body = method === "GET" ? undefined : {};
+      const response = await createApi(mock, key).call(method, path, { body });
+      const message = expectError(response, 403, "insufficient_scope");
+      expect(message).toBe(`This API key lacks the required scope ${scope}.`);
+    },
+  );
+
+  it.each(endpoints)(
+    "%s %s is allowed for a key created without scopes (every scope)",
+    async (method, path) => {
+      const { mock } = setup();
+      const body = method === "GET" ? undefined : {};
+      const response = await createApi(mock, mock.apiKeys.create()).call(method, path, { body });
+      expect(response.status).not.toBe(403);
+      expect(response.status).not.toBe(401);
+    },
+  );
+
+  it("a key with exactly the needed scope passes", async () => {
+    const { mock } = setup();
+    const key = mock.apiKeys.create({ scopes: ["cases:write"] });
+    const response = await createApi(mock, key).post("/v2/cases", {
+      title: "Doe v. Acme",
+      client_name: "Jane Doe",
+    });
+    expect(response.status).toBe(201);
+  });
+
+  it("checks the route before the scope: an unknown path with a scopeless key is 404", async () => {
+    const { mock } = setup();
+    const key = mock.apiKeys.create({ scopes: [] });
+    expectError(await createApi(mock, key).get("/v2/unknown"), 404, "not_found");
+  });
+
+  it("checks the scope before the body: an invalid body without the scope is 403", async () => {
+    const { mock } = setup();
+    const key = mock.apiKeys.create({ scopes: ["cases:read"] });
+    const response = await createApi(mock, key).call("POST", "/v2/cases", { raw: "{not json" });
+    expectError(response, 403, "insufficient_scope");
+  });
+});
+
+describe("routing", () => {
+  it.each([
+    ["GET", "/v2/unknown"],
+    ["GET", "/v1/cases"],
+    ["GET", "/"],
+    ["GET", "/v2/cases/"],
+    ["DELETE", "/v2/cases/case_x"],
+    ["PUT", "/v2/cases"],
+    ["POST", "/v2/documents"],
+    ["GET", "/v2/cases/case_x/sign-upload"],
+  ])("%s %s is 404 not_found (unknown route or wrong method)", async (method, path) => {
+    const { api } = setup();
+    expectError(await api.call(method, path), 404, "not_found");
+  });
+
+  it("an absent case or document is 404 not_found", async () => {
+    const { api } = setup();
+    expectError(await api.get("/v2/cases/case_missing"), 404, "not_found");
+    expectError(await api.patch("/v2/cases/case_missing", { title: "x" }), 404, "not_found");
+    expectError(await api.get("/v2/documents/doc_missing"), 404, "not_found");
+    expectError(await api.patch("/v2/documents/doc_missing", { archived: true }), 404, "not_found");
+    expectError(await api.get("/v2/documents/doc_missing/download"), 404, "not_found");
+    expectError(
+      await api.post("/v2/cases/case_missing/sign-upload", {
+        file_name: "a.pdf",
+        file_type: "application/pdf",
+      }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api.post("/v2/cases/case_missing/documents", { upload_id: crypto.randomUUID() }),
+      404,
+      "not_found",
+    );
+  });
+
+  it("validates the body before looking the resource up: a bad PATCH of an absent case is 400", async () => {
+    const { api } = setup();
+    expectError(await api.patch("/v2/cases/case_missing", { nope: 1 }), 400, "validation_error");
+  });
+
+  it("refuses query parameters on an endpoint that takes none", async () => {
+    const { api } = setup();
+    const c = await createCase(api);
+    const message = expectError(
+      await api.get(`/v2/cases/${c.id}?expand=all`),
+      400,
+      "validation_error",
+    );
+    expect(message).toBe("expand: Unknown property");
+  });
+});
+
+describe("X-Request-Id", () => {
+  it("is on every API response, success or error, and differs per response", async () => {
+    const { api } = setup();
+    const responses = [
+      await api.post("/v2/cases", { title: "t", client_name: "c" }),
+      await api.get("/v2/cases"),
+      await api.get("/v2/cases", { key: null }),
+      await api.get("/v2/cases/case_missing"),
+      await api.get("/v2/unknown"),
+      await api.call("POST", "/v2/cases", { raw: "{" }),
+    ];
+    const ids = responses.map((r) => r.headers.get("x-request-id"));
+    for (const id of ids) expect(id).toMatch(REQUEST_ID);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("is on every storage response, success or error", async () => {
+    const { mock, api } = setup();
+    const c = await createCase(api);
+    const signed = await signUpload(api, c.id);
+    const responses = [
+      await putBytes(mock, signed.upload_url, bytesOf("abc")),
+      await putBytes(mock, signed.upload_url, bytesOf("abc"), { "content-type": "text/plain" }),
+      await mock.fetch(`${mock.storageUrl}/uploads/unknown`, { method: "PUT", body: "x" }),
+      await mock.fetch(`${mock.storageUrl}/nowhere`),
+    ];
+    for (const response of responses)
+      expect(response.headers.get("x-request-id")).toMatch(REQUEST_ID);
+  });
+
+  it("JSON responses say application/json", async () => {
+    const { api } = setup();
+    const created = await api.post("/v2/cases", { title: "t", client_name: "c" });
+    expect(created.headers.get("content-type")).toBe("application/json");
+    expect((await api.get("/v2/cases")).headers.get("content-type")).toBe("application/json");
+  });
+});
