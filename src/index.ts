@@ -43,4 +43,5 @@ export {
   PageLimit,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";

@@ -37,7 +37,10 @@ export type DownloadResponse = z.infer<typeof DownloadResponse>;
 export const DocumentListParams = ListParams.extend({
   case_id: z.string().min(1).optional(),
   archived: z
-    .union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
+    .union([
+      z.boolean(),
+      z.enum(["true", "false"], { error: "Expected true or false" }).transform((v) => v === "true"),
+    ])
     .optional(),
 });
 export type DocumentListParams = z.input<typeof DocumentListParams>;

@@ -2,22 +2,12 @@
  * API keys and scopes. Messages never contain a key, not even a prefix of
  * an unknown one: tests print responses and keys must not end up in CI logs.
  */
+
+import { SCOPES, type Scope } from "../../schemas/scopes.js";
 import { MockApiError } from "../http-error.js";
 import { randomBase62 } from "./ids.js";
 
-export const SCOPES = [
-  "cases:read",
-  "cases:write",
-  "documents:read",
-  "documents:write",
-  "retrievals:read",
-  "retrievals:write",
-  "requestors:read",
-  "requestors:write",
-  "webhooks:read",
-  "webhooks:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 export const API_KEY_PREFIX = "medrecords_sk_live_";
 

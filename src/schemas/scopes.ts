@@ -1,0 +1,14 @@
+/** Every scope an API key can hold (spec, Authentication). */
+export const SCOPES = [
+  "cases:read",
+  "cases:write",
+  "documents:read",
+  "documents:write",
+  "retrievals:read",
+  "retrievals:write",
+  "requestors:read",
+  "requestors:write",
+  "webhooks:read",
+  "webhooks:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
