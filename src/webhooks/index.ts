@@ -1,1 +1,40 @@
+/**
+ * `medrecords/webhooks`: verify, sign and handle deliveries of the service's
+ * webhooks. Runs on Web Crypto alone and imports neither the HTTP client nor
+ * msw, so a receiver pulls in nothing else.
+ */
+export { type DedupeStore, type MemoryDedupeStoreOptions, memoryDedupeStore } from "./dedupe.js";
+export {
+  WebhookVerificationError,
+  type WebhookVerificationErrorDetails,
+  type WebhookVerificationReason,
+} from "./errors.js";
+export type {
+  EventOfType,
+  HandledEventType,
+  RetrievalEventData,
+  RetrievalRequestActionRequiredData,
+  RetrievalRequestActionRequiredEvent,
+  RetrievalRequestDocumentsAvailableData,
+  RetrievalRequestDocumentsAvailableEvent,
+  RetrievalRequestStatusChangedData,
+  RetrievalRequestStatusChangedEvent,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookTestData,
+  WebhookTestEvent,
+} from "./events.js";
+export {
+  createWebhookHandler,
+  type WebhookErrorContext,
+  type WebhookEventHandlers,
+  type WebhookFailureStage,
+  type WebhookHandlerContext,
+  type WebhookHandlerOptions,
+} from "./handler.js";
 export { readHeader, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
+export { type NodeListenerOptions, toNodeListener } from "./node.js";
+export { isNewerRetrievalRequest } from "./ordering.js";
+export type { RawWebhookPayload } from "./raw-body.js";
+export { type SignWebhookOptions, signWebhook } from "./sign.js";
+export { type VerifyWebhookOptions, verifyWebhook } from "./verify.js";

@@ -1,0 +1,195 @@
+import { type DedupeStore, memoryDedupeStore } from "./dedupe.js";
+import type { EventOfType, HandledEventType, WebhookEvent } from "./events.js";
+import { verifyWebhook } from "./verify.js";
+
+/** What a handler gets beside the event. */
+export interface WebhookHandlerContext {
+  /** The delivery request; its body has been read. */
+  request: Request;
+}
+
+/** One function per event type to act on; a type without one is acknowledged and ignored. */
+export type WebhookEventHandlers = {
+  [T in HandledEventType]?: (
+    event: EventOfType<T>,
+    context: WebhookHandlerContext,
+  ) => unknown | Promise<unknown>;
+};
+
+/** Where a failure happened, for {@link WebhookHandlerOptions.onError}. */
+export type WebhookFailureStage = "verify" | "dedupe" | "handler" | "release";
+
+export interface WebhookErrorContext {
+  stage: WebhookFailureStage;
+  request: Request;
+  /** The verified event, for every stage after `verify`. */
+  event?: WebhookEvent | undefined;
+}
+
+export interface WebhookHandlerOptions {
+  /**
+   * The webhook secret (the whole `whsec_...` string), or several while
+   * moving to a recreated webhook.
+   * @example process.env.MEDRECORDS_WEBHOOK_SECRET!
+   */
+  secret: string | readonly string[];
+  /**
+   * Functions per event type. A function that throws or rejects makes the
+   * response 500 so that the service retries the event; make them idempotent,
+   * since an event can be delivered again after a crash mid-way.
+   * @example { "retrieval_request.documents_available": async (event) => { await sync(event.data.retrieval_request_id) } }
+   */
+  on: WebhookEventHandlers;
+  /**
+   * Where processed event ids are remembered. Share one store across
+   * instances (and with the catch-up poller) so that each event is processed
+   * once overall.
+   * @default memoryDedupeStore()
+   */
+  dedupe?: DedupeStore;
+  /**
+   * TTL passed to `dedupe.claim`, in seconds.
+   * @default 604_800 (7 days)
+   */
+  dedupeTtlSeconds?: number;
+  /**
+   * Largest accepted clock distance of a delivery, in seconds (see `verifyWebhook`).
+   * @default 300
+   */
+  toleranceSeconds?: number;
+  /**
+   * Receives every failure for the operator's logs: verification errors
+   * (a `WebhookVerificationError` whose message says what to fix), dedupe
+   * store errors and handler errors. The HTTP response never carries them.
+   * @default logs the stage and the error with console.error
+   * @example (error, { stage }) => logger.warn({ err: error, stage }, "webhook failed")
+   */
+  onError?: (error: unknown, context: WebhookErrorContext) => void;
+  /**
+   * Clock for verification, in epoch milliseconds; for tests.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+type AnyHandler = (event: WebhookEvent, context: WebhookHandlerContext) => unknown;
+
+const DEFAULT_DEDUPE_TTL_SECONDS = 7 * 24 * 3600;
+
+const BODY_USED_MESSAGE =
+  "medrecords/webhooks: the request body was already read before the webhook handler; " +
+  "the signature needs the raw bytes, so pass the original Request (or `request.clone()`) " +
+  "before any middleware parses it.";
+
+/**
+ * A Fetch-style webhook endpoint (Next.js route handlers, Hono, Bun, Deno,
+ * Workers; `toNodeListener` adapts it to node:http and Express). Answers:
+ * 405 to anything but POST; 400 `{"error":"invalid_webhook"}` when the
+ * delivery fails verification; 200 `{"received":true}` once the handler
+ * resolved, for `webhook.test` (no handler runs) and for a type without a
+ * handler; 200 with `"duplicate":true` for an id already processed; 500 when
+ * the handler or the dedupe store fails, so that the service retries.
+ *
+ * @example
+ * export const POST = createWebhookHandler({
+ *   secret: process.env.MEDRECORDS_WEBHOOK_SECRET!,
+ *   on: { "retrieval_request.status_changed": (event) => refresh(event.data.retrieval_request_id) },
+ * });
+ */
+export function createWebhookHandler(
+  options: WebhookHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const { secret, on, toleranceSeconds } = options;
+  // A missing secret is a deployment error: fail at start-up, not per delivery.
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  if (
+    !Array.isArray(secrets) ||
+    secrets.length === 0 ||
+    secrets.some((s) => typeof s !== "string" || s.trim() === "")
+  ) {
+    throw new TypeError(
+      "createWebhookHandler: `secret` is empty or not a string; is the environment variable set?",
+    );
+  }
+  if (typeof on !== "object" || on === null) {
+    throw new TypeError("createWebhookHandler: `on` must map event types to functions");
+  }
+  const dedupe = options.dedupe ?? memoryDedupeStore();
+  const ttlSeconds = options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
+  const now = options.now ?? Date.now;
+  const report = (error: unknown, context: WebhookErrorContext) => {
+    try {
+      (options.onError ?? defaultOnError)(error, context);
+    } catch {
+      // A failing logger must not change what the service is told.
+    }
+  };
+
+  return async (request) => {
+    if (request.method !== "POST") {
+      return json(405, { error: "method_not_allowed" }, { allow: "POST" });
+    }
+    if (request.bodyUsed) {
+      // A middleware read the body first: a configuration error, and a 5xx
+      // keeps the service retrying until it is fixed.
+      report(new Error(BODY_USED_MESSAGE), { stage: "verify", request });
+      return json(500, { error: "webhook_handler_failed" });
+    }
+    let event: WebhookEvent;
+    try {
+      event = await verifyWebhook({
+        payload: await request.arrayBuffer(),
+        headers: request.headers,
+        secret,
+        toleranceSeconds,
+        now: now(),
+      });
+    } catch (error) {
+      report(error, { stage: "verify", request });
+      // Nothing about why: the detail would help a forger, not the service.
+      return json(400, { error: "invalid_webhook" });
+    }
+
+    // The spec asks a receiver to answer a test with a 2xx and do nothing else.
+    if (event.type === "webhook.test") return json(200, { received: true });
+
+    const fn = Object.hasOwn(on, event.type)
+      ? (on as Record<string, AnyHandler | undefined>)[event.type]
+      : undefined;
+    // Not claimed: a poller sharing the store may still want this id.
+    if (typeof fn !== "function") return json(200, { received: true });
+
+    let first: boolean;
+    try {
+      first = await dedupe.claim(event.id, ttlSeconds);
+    } catch (error) {
+      report(error, { stage: "dedupe", request, event });
+      return json(500, { error: "webhook_handler_failed" });
+    }
+    if (!first) return json(200, { received: true, duplicate: true });
+
+    try {
+      await fn(event, { request });
+    } catch (error) {
+      report(error, { stage: "handler", request, event });
+      try {
+        await dedupe.release?.(event.id);
+      } catch (releaseError) {
+        report(releaseError, { stage: "release", request, event });
+      }
+      return json(500, { error: "webhook_handler_failed" });
+    }
+    return json(200, { received: true });
+  };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+function defaultOnError(error: unknown, context: WebhookErrorContext): void {
+  console.error(`medrecords/webhooks: delivery failed at ${context.stage}:`, error);
+}

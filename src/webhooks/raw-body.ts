@@ -1,0 +1,34 @@
+import type { RawBytes } from "./crypto.js";
+import { utf8 } from "./crypto.js";
+import { payloadNotRawError } from "./errors.js";
+
+/** A request body exactly as received. */
+export type RawWebhookPayload = string | Uint8Array | ArrayBuffer;
+
+/**
+ * The body's bytes. Bytes are used as they are, never decoded and
+ * re-encoded, since the signature covers the bytes the service sent. Any
+ * other value (a parsed object, `undefined` from a missing body parser) is
+ * refused with `payload_not_raw`. A Node `Buffer` is a `Uint8Array`.
+ */
+export function rawBytes(payload: unknown): RawBytes | Uint8Array {
+  if (typeof payload === "string") return utf8(payload);
+  if (payload instanceof Uint8Array) return payload;
+  if (payload instanceof ArrayBuffer) return new Uint8Array(payload);
+  if (ArrayBuffer.isView(payload)) {
+    return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  }
+  throw payloadNotRawError(payload);
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The body as text, or undefined when its bytes are not UTF-8. */
+export function bodyText(payload: unknown, bytes: Uint8Array): string | undefined {
+  if (typeof payload === "string") return payload;
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,252 @@
+import { concatBytes, hmacSha256Hex, type RawBytes, timingSafeEqualHex, utf8 } from "./crypto.js";
+import { signatureMismatchHints, toleranceError, WebhookVerificationError } from "./errors.js";
+import type { WebhookEvent } from "./events.js";
+import { readHeader, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
+import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
+
+export type { RawWebhookPayload } from "./raw-body.js";
+
+export interface VerifyWebhookOptions {
+  /**
+   * The raw request body, byte for byte as received: never a parsed object,
+   * nor `JSON.stringify` of one.
+   * @example await request.text()
+   * @example req.body // with express.raw({ type: "application/json" })
+   */
+  payload: RawWebhookPayload;
+  /**
+   * The request headers: web `Headers`, Node's `req.headers`, a plain record
+   * or `[name, value]` pairs; names are matched case-insensitively.
+   * @example request.headers
+   */
+  headers: WebhookHeaders;
+  /**
+   * The webhook secret, the whole `whsec_...` string returned at creation.
+   * Several are accepted while moving from one webhook to its replacement
+   * (a secret is rotated by recreating the webhook): any one may match.
+   * @example process.env.MEDRECORDS_WEBHOOK_SECRET
+   * @example [newSecret, oldSecret]
+   */
+  secret: string | readonly string[];
+  /**
+   * Largest accepted distance, either way, between `X-Service-Timestamp` and
+   * `now`, in seconds; the bound is inclusive. It limits how long a captured
+   * delivery can be replayed.
+   * @default 300
+   */
+  toleranceSeconds?: number;
+  /**
+   * The receiver's clock, as a `Date` or epoch milliseconds; for tests.
+   * @default Date.now()
+   */
+  now?: Date | number;
+}
+
+const DEFAULT_TOLERANCE_SECONDS = 300;
+const V1_TOKEN = /^v1=[0-9a-f]{64}$/;
+const TIMESTAMP = /^\d{1,15}$/;
+
+/**
+ * Verifies a delivery and returns its event. Checks, in order: the timestamp
+ * and V1 signature headers are present and well formed; the timestamp is
+ * within `toleranceSeconds` of `now`; a `v1=` signature equals the
+ * HMAC-SHA256 of `<timestamp>.<raw body>` under one of the secrets (constant
+ * time); the body is an event (`id`, `type`, `created_at`, `data`) agreeing
+ * with `X-Webhook-Event-Id` and `X-Webhook-Event-Type` when those are sent.
+ *
+ * `data` is not validated field by field, so that a field added by the
+ * service later is never a reason to drop a signed delivery.
+ *
+ * @throws {WebhookVerificationError} with a `reason` when the delivery is refused.
+ * @throws {TypeError} when `secret` or `toleranceSeconds` is unusable (a
+ *   configuration error, not a bad delivery).
+ */
+export async function verifyWebhook(options: VerifyWebhookOptions): Promise<WebhookEvent> {
+  const secrets = normalizeSecrets(options.secret);
+  const toleranceSeconds = normalizeTolerance(options.toleranceSeconds);
+  const body = rawBytes(options.payload);
+  const { headers } = options;
+
+  const timestamp = readHeader(headers, WEBHOOK_HEADERS.timestamp)?.trim();
+  if (timestamp === undefined || timestamp === "") throw missingHeader(WEBHOOK_HEADERS.timestamp);
+  const signatureHeader = readHeader(headers, WEBHOOK_HEADERS.signatureV1)?.trim();
+  if (signatureHeader === undefined || signatureHeader === "") {
+    throw missingHeader(WEBHOOK_HEADERS.signatureV1);
+  }
+
+  if (!TIMESTAMP.test(timestamp)) {
+    throw new WebhookVerificationError(
+      "malformed_header",
+      "X-Service-Timestamp is not an integer number of Unix seconds.",
+      { header: WEBHOOK_HEADERS.timestamp },
+    );
+  }
+  const signatures = parseSignatures(signatureHeader);
+
+  const nowSeconds = Math.floor(nowMs(options.now) / 1000);
+  const skewSeconds = nowSeconds - Number(timestamp);
+  if (Math.abs(skewSeconds) > toleranceSeconds) throw toleranceError(skewSeconds, toleranceSeconds);
+
+  const signed = concatBytes(utf8(`${timestamp}.`), body);
+  if (!(await anySignatureMatches(signed, secrets, signatures))) {
+    throw await signatureMismatch(options.payload, body, signed, secrets, signatures);
+  }
+
+  return parseEvent(options.payload, body, headers);
+}
+
+function normalizeSecrets(secret: string | readonly string[]): readonly string[] {
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  if (!Array.isArray(secrets) || secrets.length === 0) {
+    throw new TypeError("verifyWebhook: `secret` must be a non-empty string or array of strings");
+  }
+  for (const s of secrets) {
+    if (typeof s !== "string" || s.trim() === "") {
+      throw new TypeError(
+        "verifyWebhook: a webhook secret is empty or not a string; is the environment variable set?",
+      );
+    }
+  }
+  return secrets;
+}
+
+function normalizeTolerance(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_TOLERANCE_SECONDS;
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+    throw new TypeError("verifyWebhook: `toleranceSeconds` must be a number of seconds >= 0");
+  }
+  return value;
+}
+
+function nowMs(now: Date | number | undefined): number {
+  const ms = now === undefined ? Date.now() : typeof now === "number" ? now : now.getTime();
+  // NaN would compare as "within tolerance" and switch the replay check off.
+  if (!Number.isFinite(ms)) throw new TypeError("verifyWebhook: `now` is not a valid time");
+  return ms;
+}
+
+function missingHeader(name: string): WebhookVerificationError {
+  return new WebhookVerificationError("missing_header", `Missing header ${displayName(name)}.`, {
+    header: name,
+    hints: [
+      "Is this request from the service, and does a proxy or platform in front of the receiver pass X-* headers through?",
+    ],
+  });
+}
+
+/**
+ * The `v1=` values of the signature header. Several may be sent, separated
+ * by commas or spaces (a repeated header arrives joined); other schemes are
+ * skipped so that a future `v2=` beside `v1=` does not break this version.
+ */
+function parseSignatures(header: string): string[] {
+  const signatures: string[] = [];
+  for (const token of header.split(/[\s,]+/)) {
+    if (token === "") continue;
+    if (V1_TOKEN.test(token)) signatures.push(token.slice(3));
+    else if (token.startsWith("v1=") || !/^v\d+=/.test(token)) {
+      throw new WebhookVerificationError(
+        "malformed_header",
+        "X-Service-Signature-V1 is not `v1=` followed by 64 lowercase hex characters.",
+        { header: WEBHOOK_HEADERS.signatureV1 },
+      );
+    }
+  }
+  if (signatures.length === 0) {
+    throw new WebhookVerificationError(
+      "malformed_header",
+      "X-Service-Signature-V1 holds no `v1=` signature.",
+      { header: WEBHOOK_HEADERS.signatureV1 },
+    );
+  }
+  return signatures;
+}
+
+async function anySignatureMatches(
+  signed: RawBytes,
+  secrets: readonly string[],
+  signatures: readonly string[],
+): Promise<boolean> {
+  for (const secret of secrets) {
+    const expected = await hmacSha256Hex(secret, signed);
+    let match = false;
+    // Every candidate is compared, so the time does not tell which one matched.
+    for (const candidate of signatures) match = timingSafeEqualHex(expected, candidate) || match;
+    if (match) return true;
+  }
+  return false;
+}
+
+async function signatureMismatch(
+  payload: RawWebhookPayload,
+  body: Uint8Array,
+  signed: RawBytes,
+  secrets: readonly string[],
+  signatures: readonly string[],
+): Promise<WebhookVerificationError> {
+  const untrimmed = secrets.filter((s) => s !== s.trim());
+  const trimmedSecretMatches =
+    untrimmed.length > 0 &&
+    (await anySignatureMatches(
+      signed,
+      untrimmed.map((s) => s.trim()),
+      signatures,
+    ));
+  const hints = signatureMismatchHints({
+    bodyText: bodyText(payload, body),
+    secrets,
+    trimmedSecretMatches,
+  });
+  return new WebhookVerificationError(
+    "signature_mismatch",
+    `No X-Service-Signature-V1 signature matches the body and timestamp under the ${
+      secrets.length === 1 ? "secret" : `${secrets.length} secrets`
+    } given.`,
+    { header: WEBHOOK_HEADERS.signatureV1, hints },
+  );
+}
+
+function invalidPayload(message: string): WebhookVerificationError {
+  return new WebhookVerificationError("invalid_payload", message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseEvent(
+  payload: RawWebhookPayload,
+  body: Uint8Array,
+  headers: WebhookHeaders,
+): WebhookEvent {
+  const text = bodyText(payload, body);
+  if (text === undefined) throw invalidPayload("The signed body is not valid UTF-8.");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidPayload("The signed body is not JSON.");
+  }
+  if (!isObject(parsed)) throw invalidPayload("The signed body is not a JSON object.");
+  const { id, type, created_at, data } = parsed;
+  if (typeof id !== "string" || id === "") throw invalidPayload("The event has no string `id`.");
+  if (typeof type !== "string" || type === "") {
+    throw invalidPayload("The event has no string `type`.");
+  }
+  if (typeof created_at !== "string") throw invalidPayload("The event has no string `created_at`.");
+  if (!isObject(data)) throw invalidPayload("The event has no object `data`.");
+
+  const headerId = readHeader(headers, WEBHOOK_HEADERS.eventId);
+  if (headerId !== undefined && headerId.trim() !== id) {
+    throw invalidPayload("X-Webhook-Event-Id differs from the body's `id`.");
+  }
+  const headerType = readHeader(headers, WEBHOOK_HEADERS.eventType);
+  if (headerType !== undefined && headerType.trim() !== type) {
+    throw invalidPayload("X-Webhook-Event-Type differs from the body's `type`.");
+  }
+  return parsed as WebhookEvent;
+}
+
+function displayName(header: string): string {
+  return header.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+}

@@ -1,0 +1,207 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+  createWebhookHandler,
+  type DedupeStore,
+  memoryDedupeStore,
+  type WebhookErrorContext,
+  WebhookVerificationError,
+} from "../../src/webhooks/index.js";
+import {
+  documentsAvailable,
+  NOW_MS,
+  nodeSignedHeaders,
+  SECRET,
+  statusChanged,
+  TS,
+  webhookTest,
+} from "./fixtures.js";
+
+const URL_ = "https://receiver.example/webhooks/medrecords";
+
+function delivery(event: object, options: { ts?: number; secret?: string } = {}): Request {
+  const body = JSON.stringify(event);
+  return new Request(URL_, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...nodeSignedHeaders(body, options) },
+  });
+}
+
+function setup(on: Parameters<typeof createWebhookHandler>[0]["on"], dedupe?: DedupeStore) {
+  const errors: Array<{ error: unknown; context: WebhookErrorContext }> = [];
+  const handler = createWebhookHandler({
+    secret: SECRET,
+    on,
+    dedupe,
+    now: () => NOW_MS,
+    onError: (error, context) => errors.push({ error, context }),
+  });
+  return { handler, errors };
+}
+
+describe("createWebhookHandler", () => {
+  it("runs the handler of the event's type with the typed event and answers 200", async () => {
+    const seen: string[] = [];
+    const { handler } = setup({
+      "retrieval_request.status_changed": (event, { request }) => {
+        seen.push(`${event.data.retrieval_request_id} ${request.method}`);
+      },
+    });
+    const response = await handler(delivery(statusChanged));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+    expect(seen).toEqual(["rr_01J9Z POST"]);
+  });
+
+  it("acknowledges a duplicate delivery with 200 and runs the handler once", async () => {
+    const fn = vi.fn();
+    const { handler } = setup({ "retrieval_request.status_changed": fn });
+    expect((await handler(delivery(statusChanged))).status).toBe(200);
+    // A retry carries the same id with a new timestamp and signature.
+    const again = await handler(delivery(statusChanged, { ts: TS + 60 }));
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ received: true, duplicate: true });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers 500 when the handler throws, and processes the service's retry of that event", async () => {
+    let attempts = 0;
+    const { handler, errors } = setup({
+      "retrieval_request.documents_available": async () => {
+        attempts++;
+        if (attempts === 1) throw new Error("database down");
+      },
+    });
+    const failed = await handler(delivery(documentsAvailable));
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).not.toContain("database down");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.context.stage).toBe("handler");
+    expect(errors[0]?.context.event?.id).toBe(documentsAvailable.id);
+
+    const retry = await handler(delivery(documentsAvailable, { ts: TS + 60 }));
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ received: true });
+    expect(attempts).toBe(2);
+  });
+
+  it("answers 400 without detail on a bad signature and gives the reason to onError", async () => {
+    const fn = vi.fn();
+    const { handler, errors } = setup({ "retrieval_request.status_changed": fn });
+    const body = JSON.stringify(statusChanged);
+    const response = await handler(
+      new Request(URL_, {
+        method: "POST",
+        body,
+        headers: nodeSignedHeaders(body, { secret: "whsec_wrong" }),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toBe('{"error":"invalid_webhook"}');
+    expect(fn).not.toHaveBeenCalled();
+    const [failure] = errors;
+    expect(failure?.context.stage).toBe("verify");
+    expect(failure?.error).toBeInstanceOf(WebhookVerificationError);
+    expect((failure?.error as WebhookVerificationError | undefined)?.reason).toBe(
+      "signature_mismatch",
+    );
+  });
+
+  it("answers 400 the same way for a stale timestamp or a missing header", async () => {
+    const { handler, errors } = setup({});
+    const stale = await handler(delivery(statusChanged, { ts: TS - 3600 }));
+    const unsigned = await handler(
+      new Request(URL_, { method: "POST", body: JSON.stringify(statusChanged) }),
+    );
+    for (const response of [stale, unsigned]) {
+      expect(response.status).toBe(400);
+      expect(await response.text()).toBe('{"error":"invalid_webhook"}');
+    }
+    expect(errors.map((e) => (e.error as WebhookVerificationError).reason)).toEqual([
+      "timestamp_out_of_tolerance",
+      "missing_header",
+    ]);
+  });
+
+  it("answers 200 to webhook.test without running any handler or claiming its id", async () => {
+    const fn = vi.fn();
+    const claim = vi.fn(async () => true);
+    const { handler } = setup(
+      { "retrieval_request.status_changed": fn, "retrieval_request.action_required": fn },
+      { claim },
+    );
+    const response = await handler(delivery(webhookTest));
+    expect(response.status).toBe(200);
+    expect(fn).not.toHaveBeenCalled();
+    expect(claim).not.toHaveBeenCalled();
+  });
+
+  it("acknowledges an event type without a handler, including types this version does not know", async () => {
+    const claim = vi.fn(async () => true);
+    const { handler } = setup({}, { claim });
+    expect((await handler(delivery(statusChanged))).status).toBe(200);
+    expect((await handler(delivery({ ...statusChanged, type: "case.created" }))).status).toBe(200);
+    expect((await handler(delivery({ ...statusChanged, type: "constructor" }))).status).toBe(200);
+    expect(claim).not.toHaveBeenCalled();
+  });
+
+  it("answers 405 to anything but POST", async () => {
+    const { handler } = setup({});
+    const response = await handler(new Request(URL_));
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  it("answers 500 when the dedupe store fails, so the service retries", async () => {
+    const fn = vi.fn();
+    const { handler, errors } = setup(
+      { "retrieval_request.status_changed": fn },
+      {
+        claim: async () => {
+          throw new Error("redis unreachable");
+        },
+      },
+    );
+    expect((await handler(delivery(statusChanged))).status).toBe(500);
+    expect(fn).not.toHaveBeenCalled();
+    expect(errors[0]?.context.stage).toBe("dedupe");
+  });
+
+  it("shares one store: an id claimed elsewhere (e.g. by the poller) is a duplicate", async () => {
+    const dedupe = memoryDedupeStore();
+    await dedupe.claim(statusChanged.id, 60);
+    const fn = vi.fn();
+    const { handler } = setup({ "retrieval_request.status_changed": fn }, dedupe);
+    expect(await (await handler(delivery(statusChanged))).json()).toMatchObject({
+      duplicate: true,
+    });
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it("answers the same when onError itself throws", async () => {
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      on: {},
+      now: () => NOW_MS,
+      onError: () => {
+        throw new Error("logger broken");
+      },
+    });
+    const response = await handler(new Request(URL_, { method: "POST", body: "{}" }));
+    expect(response.status).toBe(400);
+  });
+
+  it("answers 500 and tells onError when a middleware already read the body", async () => {
+    const { handler, errors } = setup({});
+    const request = delivery(statusChanged);
+    await request.text();
+    expect((await handler(request)).status).toBe(500);
+    expect(String(errors[0]?.error)).toContain("already read");
+  });
+
+  it("refuses to start without a secret", () => {
+    for (const secret of ["", [], [" "]]) {
+      expect(() => createWebhookHandler({ secret, on: {} })).toThrow(TypeError);
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  createWebhookHandler,
+  toNodeListener,
+  type WebhookEventHandlers,
+} from "../../src/webhooks/index.js";
+import { NOW_MS, nodeSignedHeaders, SECRET, statusChanged, TS } from "./fixtures.js";
+
+const servers: Server[] = [];
+
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+  );
+});
+
+async function listen(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function webhook(on: WebhookEventHandlers = {}) {
+  return createWebhookHandler({ secret: SECRET, on, now: () => NOW_MS, onError: () => {} });
+}
+
+function post(
+  url: string,
+  event: object = statusChanged,
+  options: { ts?: number; secret?: string } = {},
+) {
+  const body = JSON.stringify(event);
+  return fetch(url, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...nodeSignedHeaders(body, options) },
+  });
+}
+
+describe("toNodeListener on node:http", () => {
+  it("reads the raw body from the stream and verifies it", async () => {
+    const fn = vi.fn();
+    const base = await listen(toNodeListener(webhook({ "retrieval_request.status_changed": fn })));
+    const response = await post(`${base}/hook`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ received: true });
+    expect(fn).toHaveBeenCalledWith(
+      expect.objectContaining({ id: statusChanged.id }),
+      expect.objectContaining({ request: expect.any(Request) }),
+    );
+  });
+
+  it("acknowledges a duplicate and runs the handler once", async () => {
+    const fn = vi.fn();
+    const base = await listen(toNodeListener(webhook({ "retrieval_request.status_changed": fn })));
+    expect((await post(base)).status).toBe(200);
+    const again = await post(base, statusChanged, { ts: TS + 60 });
+    expect(await again.json()).toEqual({ received: true, duplicate: true });
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers 500 to a throwing handler and processes the retry", async () => {
+    let calls = 0;
+    const base = await listen(
+      toNodeListener(
+        webhook({
+          "retrieval_request.status_changed": () => {
+            calls++;
+            if (calls === 1) throw new Error("boom");
+          },
+        }),
+      ),
+    );
+    expect((await post(base)).status).toBe(500);
+    expect((await post(base, statusChanged, { ts: TS + 60 })).status).toBe(200);
+    expect(calls).toBe(2);
+  });
+
+  it("answers 400 without detail to a bad signature", async () => {
+    const base = await listen(toNodeListener(webhook()));
+    const response = await post(base, statusChanged, { secret: "whsec_wrong" });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toBe('{"error":"invalid_webhook"}');
+  });
+
+  it("answers 413 to a body over maxBodyBytes", async () => {
+    const base = await listen(toNodeListener(webhook(), { maxBodyBytes: 64 }));
+    expect((await post(base)).status).toBe(413);
+  });
+});
+
+describe("toNodeListener behind Express", () => {
+  it("verifies when express.json() is mounted on other routes", async () => {
+    const fn = vi.fn();
+    const app = express();
+    app.use("/api", express.json());
+    app.post("/api/echo", (req, res) => {
+      res.json(req.body);
+    });
+    app.post("/webhooks", toNodeListener(webhook({ "retrieval_request.status_changed": fn })));
+    const base = await listen(app);
+
+    const echoed = await fetch(`${base}/api/echo`, {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(await echoed.json()).toEqual({ a: 1 });
+    const response = await post(`${base}/webhooks`);
+    expect(response.status).toBe(200);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it("verifies after express.json() registered later in the chain", async () => {
+    const app = express();
+    app.post("/webhooks", toNodeListener(webhook()));
+    app.use(express.json());
+    const base = await listen(app);
+    expect((await post(`${base}/webhooks`)).status).toBe(200);
+  });
+
+  it("uses req.body from express.raw() and express.text() as the raw body", async () => {
+    const fn = vi.fn();
+    const handler = toNodeListener(webhook({ "retrieval_request.status_changed": fn }));
+    const app = express();
+    app.post("/raw", express.raw({ type: "application/json" }), handler);
+    app.post("/text", express.text({ type: "application/json" }), handler);
+    const base = await listen(app);
+    expect((await post(`${base}/raw`)).status).toBe(200);
+    expect(
+      (await post(`${base}/text`, { ...statusChanged, id: `${statusChanged.id}-2` })).status,
+    ).toBe(200);
+    expect(fn).toHaveBeenCalledTimes(2);
+  });
+
+  it("answers 500 with where to mount the route when express.json() already parsed the body", async () => {
+    const onError = vi.fn();
+    const fn = vi.fn();
+    const app = express();
+    app.use(express.json());
+    app.post(
+      "/webhooks",
+      toNodeListener(webhook({ "retrieval_request.status_changed": fn }), { onError }),
+    );
+    const base = await listen(app);
+    const response = await post(`${base}/webhooks`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toContain("express.json()");
+    expect(text).toContain("express.raw");
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it("passes an unexpected failure to Express's next()", async () => {
+    const app = express();
+    app.post(
+      "/webhooks",
+      toNodeListener(async () => {
+        throw new Error("handler bug");
+      }),
+    );
+    app.use(
+      (
+        _error: unknown,
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        res.status(503).send("handled by express");
+      },
+    );
+    const base = await listen(app);
+    const response = await post(`${base}/webhooks`);
+    expect(response.status).toBe(503);
+    expect(await response.text()).toBe("handled by express");
+  });
+});
