@@ -2,6 +2,7 @@ import type { ClientOptions } from "./core/options.js";
 import { Core } from "./core/request.js";
 import { Cases } from "./resources/cases.js";
 import { Documents } from "./resources/documents.js";
+import { Webhooks } from "./resources/webhooks.js";
 
 /**
  * The Medical Record Retrieval API v2 client.
@@ -13,6 +14,7 @@ import { Documents } from "./resources/documents.js";
 export class MedRecords {
   readonly cases: Cases;
   readonly documents: Documents;
+  readonly webhooks: Webhooks;
   /** Holds the key; private so that logging the client never prints it. */
   readonly #core: Core;
 
@@ -20,6 +22,7 @@ export class MedRecords {
     this.#core = new Core(options);
     this.cases = new Cases(this.#core);
     this.documents = new Documents(this.#core);
+    this.webhooks = new Webhooks(this.#core);
   }
 
   /** The base address requests go to. */

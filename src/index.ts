@@ -32,6 +32,7 @@ export { Page, PagePromise } from "./core/pagination.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
 export type { Documents } from "./resources/documents.js";
+export type { Webhooks } from "./resources/webhooks.js";
 export * from "./schemas/cases.js";
 export {
   ErrorBody,
@@ -45,3 +46,4 @@ export {
 export * from "./schemas/documents.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
+export * from "./schemas/webhooks.js";

@@ -74,9 +74,19 @@ export class ValidationError extends BadRequestError {
   }
 }
 
-/** 400 `invalid_request`: a webhook field value exceeds its limit. */
+/**
+ * 400 `invalid_request`: a webhook field value exceeds its limit. Also thrown
+ * before sending when the SDK's own validation finds such a value; then
+ * `requestId` is undefined and nothing reached the network.
+ */
 export class InvalidRequestError extends BadRequestError {
   override name = "InvalidRequestError";
+  /** Each bad field with its reason, when the SDK refused the request itself. */
+  readonly issues: ValidationIssue[];
+  constructor(init: APIErrorInit & { issues?: ValidationIssue[] }) {
+    super(init);
+    this.issues = init.issues ?? [];
+  }
 }
 
 /** 401 `invalid_api_key`: the key is missing or unknown. */

@@ -1,10 +1,12 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
 import type { z } from "zod";
 import { readEnv } from "../internal/env.js";
+import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
   ConnectionError,
   errorFromResponse,
+  InvalidRequestError,
   MedRecordsError,
   ResponseValidationError,
   TimeoutError,
@@ -55,7 +57,8 @@ export function toIssues(error: z.ZodError): ValidationIssue[] {
 
 /**
  * Validates `value` against `schema` the way every request does, throwing a
- * `ValidationError` that names each bad field; nothing is sent.
+ * `ValidationError` (or, for a value over its length limit where the spec
+ * says so, an `InvalidRequestError`) that names each bad field; nothing is sent.
  */
 export function validateInput<S extends z.ZodType>(
   schema: S,
@@ -65,12 +68,16 @@ export function validateInput<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = toIssues(result.error);
-  const error = new ValidationError({
+  // The same code the service answers with: some schemas refuse over-length values as invalid_request.
+  const code = requestErrorCode(schema, result.error.issues);
+  const init = {
     status: 400,
-    code: "validation_error",
+    code,
     message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
     issues,
-  });
+  };
+  const error =
+    code === "invalid_request" ? new InvalidRequestError(init) : new ValidationError(init);
   error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
   throw error;
 }

@@ -8,11 +8,19 @@ export class MockApiError extends Error {
   override name = "MockApiError";
   readonly status: number;
   readonly code: string;
+  /** Extra response headers, e.g. `Retry-After` of a 429. */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 
@@ -28,11 +36,16 @@ interface IssueLike {
 }
 
 /**
- * 400 `validation_error` listing each bad field as "field: reason". Reasons
- * come from the schema (zod says what was expected, never what was sent), so
- * no submitted value is echoed: bodies carry protected health information.
+ * 400 `validation_error` (or the `code` given, e.g. `invalid_request` for an
+ * over-length webhook field) listing each bad field as "field: reason".
+ * Reasons come from the schema (zod says what was expected, never what was
+ * sent), so no submitted value is echoed: bodies carry protected health information.
  */
-export function validationError(issues: readonly IssueLike[], root: string): MockApiError {
+export function validationError(
+  issues: readonly IssueLike[],
+  root: string,
+  code: "validation_error" | "invalid_request" = "validation_error",
+): MockApiError {
   const parts: string[] = [];
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys" && issue.keys) {
@@ -43,7 +56,7 @@ export function validationError(issues: readonly IssueLike[], root: string): Moc
     const field = issue.path.length > 0 ? formatPath(issue.path) : root;
     parts.push(`${field}: ${issue.message}`);
   }
-  return new MockApiError(400, "validation_error", parts.join("; ") || `${root}: Invalid`);
+  return new MockApiError(400, code, parts.join("; ") || `${root}: Invalid`);
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

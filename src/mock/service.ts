@@ -5,10 +5,18 @@ import { documentRoutes } from "./handlers/documents.js";
 import { type ApiRoute, json, type StorageRoute } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
 import { uploadRoutes } from "./handlers/uploads.js";
+import { webhookRoutes } from "./handlers/webhooks.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions, requireScope } from "./model/api-keys.js";
+import {
+  createDeliveryRuntime,
+  type DeliveryMode,
+  flushDeliveries,
+  type InboxDelivery,
+} from "./model/delivery.js";
 import { newRequestId } from "./model/ids.js";
 import { createState, type ModelContext } from "./model/state.js";
+import { defaultLookupHost } from "./model/webhook-urls.js";
 import { Router } from "./router.js";
 
 export interface MockServiceOptions {
@@ -16,10 +24,46 @@ export interface MockServiceOptions {
   baseUrl?: string;
   /** Origin of presigned upload/download addresses. @default "https://storage.medrecords.test" */
   storageUrl?: string;
-  /** Accepted now, used by the webhooks slice. @default false */
+  /**
+   * Accept webhook URLs on private, loopback and link-local addresses and
+   * `localhost` names, e.g. a receiver on 127.0.0.1 in the same test.
+   * @default false
+   */
   allowPrivateWebhookUrls?: boolean;
   /** Initial time of the mock clock. @default the real time at creation */
   now?: Date | string | number;
+  /**
+   * `"fetch"` POSTs every delivery for real; `"inbox"` records it in
+   * `deliveries.inbox` instead and counts it as answered 200.
+   * @default "fetch"
+   */
+  delivery?: DeliveryMode;
+  /**
+   * The `fetch` webhook deliveries are POSTed with.
+   * @default globalThis.fetch at the time of each delivery (so MSW intercepts it)
+   */
+  fetch?: typeof fetch;
+  /**
+   * Resolves a webhook URL's host name, to refuse names that resolve to a
+   * private address. A name that does not resolve is accepted (its
+   * deliveries fail). Not called when `allowPrivateWebhookUrls` is true.
+   * @default node:dns lookup of every address
+   * @example async () => ["93.184.215.14"]
+   */
+  lookupHost?: (hostname: string) => Promise<readonly string[]>;
+}
+
+/** Options for the project's own tests only; not part of `medrecords/mock`. */
+export interface InternalMockServiceOptions {
+  /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
+  deliveryTimeoutMs?: number;
+}
+
+export interface MockDeliveries {
+  /** Awaits every delivery attempt in flight (attempts due now); call it before advancing the clock. */
+  flush(): Promise<void>;
+  /** In `delivery: "inbox"` mode, every request that would have been POSTed, oldest first. */
+  readonly inbox: InboxDelivery[];
 }
 
 export interface MockApiKeys {
@@ -38,14 +82,36 @@ export interface MockService {
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
   readonly apiKeys: MockApiKeys;
   readonly clock: MockClock;
-  /** Empties every resource; API keys and the clock stay as they are. */
+  /** Webhook deliveries: wait for those in flight, or read the inbox. */
+  readonly deliveries: MockDeliveries;
+  /**
+   * Empties every resource and the inbox; API keys and the clock stay as they
+   * are. Retries still pending on the clock find their webhook gone and stop.
+   */
   reset(): void;
+}
+
+// The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
+const contexts = new WeakMap<MockService, ModelContext>();
+
+/** The model context of a service made by `createMockService`. */
+export function contextOf(mock: MockService): ModelContext {
+  const ctx = contexts.get(mock);
+  if (ctx === undefined) throw new TypeError("Not a service made by createMockService.");
+  return ctx;
 }
 
 export const DEFAULT_BASE_URL = "https://api.medrecords.test";
 export const DEFAULT_STORAGE_URL = "https://storage.medrecords.test";
 
 export function createMockService(options: MockServiceOptions = {}): MockService {
+  return createMockServiceInternal(options, {});
+}
+
+export function createMockServiceInternal(
+  options: MockServiceOptions,
+  internal: InternalMockServiceOptions,
+): MockService {
   const baseUrl = toOrigin(options.baseUrl ?? DEFAULT_BASE_URL, "baseUrl");
   const storageUrl = toOrigin(options.storageUrl ?? DEFAULT_STORAGE_URL, "storageUrl");
   if (baseUrl === storageUrl) {
@@ -57,12 +123,23 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     baseUrl,
     storageUrl,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls ?? false,
+    lookupHost: options.lookupHost ?? defaultLookupHost,
+    delivery: createDeliveryRuntime({
+      mode: options.delivery,
+      fetch: options.fetch,
+      timeoutMs: internal.deliveryTimeoutMs,
+    }),
     state: createState(),
   };
   const keys = new ApiKeyStore();
 
   const api = new Router<ApiRoute>();
-  for (const route of [...caseRoutes(ctx), ...uploadRoutes(ctx), ...documentRoutes(ctx)]) {
+  for (const route of [
+    ...caseRoutes(ctx),
+    ...uploadRoutes(ctx),
+    ...documentRoutes(ctx),
+    ...webhookRoutes(ctx),
+  ]) {
     api.add(route.method, route.pattern, route);
   }
   const storage = new Router<StorageRoute>();
@@ -115,7 +192,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     http.all(`${storageUrl}/*`, ({ request }) => handle(request)),
   ];
 
-  return {
+  const service: MockService = {
     baseUrl,
     storageUrl,
     handlers,
@@ -123,15 +200,24 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     fetch: mockFetch,
     apiKeys: { create: (createOptions) => keys.create(createOptions) },
     clock,
+    deliveries: {
+      flush: () => flushDeliveries(ctx.delivery),
+      inbox: ctx.delivery.inbox,
+    },
     reset() {
       ctx.state = createState();
+      ctx.delivery.inbox.length = 0;
     },
   };
+  contexts.set(service, ctx);
+  return service;
 }
 
 function errorResponse(error: unknown): Response {
   if (error instanceof MockApiError) {
-    return json(error.status, { error: { code: error.code, message: error.message } });
+    const response = json(error.status, { error: { code: error.code, message: error.message } });
+    for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
+    return response;
   }
   // A bug in the mock: answer like a failing service rather than crash the test's fetch.
   const reason = error instanceof Error ? error.message : String(error);

@@ -56,3 +56,46 @@ export function ListEnvelope<T extends z.ZodType>(item: T) {
   });
 }
 export type ListEnvelope<T> = { results: T[]; next: string | null; previous: string | null };
+
+/** The two codes of a refused request body (spec, Errors). */
+export type RequestErrorCode = "validation_error" | "invalid_request";
+
+/** A zod issue, structurally: what picking the code needs. */
+interface IssueLike {
+  readonly code: string;
+  readonly origin?: string;
+}
+
+// Request schemas whose over-length values the spec answers with
+// invalid_request instead of validation_error. Kept beside the schemas so
+// that the client's pre-send check and the reference server pick the same code.
+const overLengthIsInvalidRequest = new WeakSet<z.ZodType>();
+
+/**
+ * Marks a request schema as one where "values over the length limits return
+ * 400 invalid_request" (spec, Webhooks rule 2); returns the schema.
+ */
+export function overLengthAsInvalidRequest<S extends z.ZodType>(schema: S): S {
+  overLengthIsInvalidRequest.add(schema);
+  return schema;
+}
+
+/** Whether an issue is a string or array longer than its limit. */
+export function isOverLength(issue: IssueLike): boolean {
+  return issue.code === "too_big" && (issue.origin === "string" || issue.origin === "array");
+}
+
+/**
+ * The spec's code for a body that failed `schema`: invalid_request when the
+ * schema is marked and any value is over its length limit (the more specific
+ * rule wins over a mix of problems; the message still lists every one),
+ * validation_error otherwise.
+ */
+export function requestErrorCode(
+  schema: z.ZodType,
+  issues: readonly IssueLike[],
+): RequestErrorCode {
+  return overLengthIsInvalidRequest.has(schema) && issues.some(isOverLength)
+    ? "invalid_request"
+    : "validation_error";
+}

@@ -96,6 +96,16 @@ describe("scopes", () => {
     ["GET", "/v2/documents/doc_x", "documents:read"],
     ["PATCH", "/v2/documents/doc_x", "documents:write"],
     ["GET", "/v2/documents/doc_x/download", "documents:read"],
+    ["POST", "/v2/webhooks", "webhooks:write"],
+    // Every subscribable event is a retrieval event (spec, Authentication).
+    ["POST", "/v2/webhooks", "retrievals:read"],
+    ["GET", "/v2/webhooks", "webhooks:read"],
+    ["GET", "/v2/webhooks/wh_x", "webhooks:read"],
+    ["PATCH", "/v2/webhooks/wh_x", "webhooks:write"],
+    ["DELETE", "/v2/webhooks/wh_x", "webhooks:write"],
+    ["POST", "/v2/webhooks/wh_x/test", "webhooks:write"],
+    ["GET", "/v2/webhooks/wh_x/deliveries", "webhooks:read"],
+    ["POST", "/v2/webhooks/wh_x/deliveries/whdel_x/redeliver", "webhooks:write"],
   ];
 
   it.each(endpoints)(

@@ -1,5 +1,6 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import { z } from "zod";
+import { requestErrorCode } from "../../schemas/common.js";
 import { validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
 import type { PathParams } from "../router.js";
@@ -41,7 +42,7 @@ export function json(status: number, body: unknown): Response {
 /** For endpoints that take no query parameters: any parameter is unknown. */
 export const NoQuery = z.strictObject({});
 
-/** Parses the JSON body against a schema, or throws 400 validation_error. */
+/** Parses the JSON body against a schema, or throws 400 validation_error (or invalid_request). */
 export async function readBody<S extends z.ZodType>(
   request: Request,
   schema: S,
@@ -53,6 +54,19 @@ export async function readBody<S extends z.ZodType>(
       "body",
     );
   }
+  return parseBody(text, schema);
+}
+
+/**
+ * For operations that take no body (test, redeliver, delete): nothing, or an
+ * empty JSON object, is accepted; anything else is an unknown property.
+ */
+export async function readNoBody(request: Request): Promise<void> {
+  const text = await request.text();
+  if (text.trim() !== "") parseBody(text, NoQuery);
+}
+
+function parseBody<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -60,7 +74,14 @@ export async function readBody<S extends z.ZodType>(
     throw validationError([{ code: "custom", path: [], message: "Malformed JSON" }], "body");
   }
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw validationError(parsed.error.issues, "body");
+  if (!parsed.success) {
+    // Some schemas (webhooks) answer an over-length value with invalid_request.
+    throw validationError(
+      parsed.error.issues,
+      "body",
+      requestErrorCode(schema, parsed.error.issues),
+    );
+  }
   return parsed.data;
 }
 

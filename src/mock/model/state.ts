@@ -5,9 +5,13 @@
  */
 import type { MockClock } from "../clock.js";
 import type { CaseRecord } from "./cases.js";
+import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
 import type { StoredDocument } from "./documents.js";
 import type { StoredDownload } from "./downloads.js";
+import type { StoredEvent } from "./event-log.js";
 import type { StoredUpload } from "./uploads.js";
+import type { LookupHost } from "./webhook-urls.js";
+import type { StoredWebhook } from "./webhooks.js";
 
 /** A resource together with its place in creation order. */
 export interface Stored<T> {
@@ -27,6 +31,11 @@ export interface MockState {
   readonly uploadTokens: Map<string, string>;
   /** Keyed by presigned download token. */
   readonly downloads: Map<string, StoredDownload>;
+  readonly webhooks: Map<string, StoredWebhook>;
+  /** Delivery attempts of every webhook, keyed by delivery id. */
+  readonly deliveries: Map<string, StoredDelivery>;
+  /** The event log, keyed by event id. */
+  readonly events: Map<string, StoredEvent>;
 }
 
 export function createState(): MockState {
@@ -38,6 +47,9 @@ export function createState(): MockState {
     uploads: new Map(),
     uploadTokens: new Map(),
     downloads: new Map(),
+    webhooks: new Map(),
+    deliveries: new Map(),
+    events: new Map(),
   };
 }
 
@@ -49,6 +61,10 @@ export interface ModelContext {
   /** Presigned upload/download origin, no trailing slash. */
   readonly storageUrl: string;
   readonly allowPrivateWebhookUrls: boolean;
+  /** Resolves a webhook host name for the private-address rule. */
+  readonly lookupHost: LookupHost;
+  /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
+  readonly delivery: DeliveryRuntime;
   state: MockState;
 }
 

@@ -1,0 +1,110 @@
+import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
+import { WebhookCreate, WebhookDeliveryListParams, WebhookUpdate } from "../../schemas/webhooks.js";
+import { requireScope } from "../model/api-keys.js";
+import { toListEnvelope } from "../model/paginate.js";
+import type { ModelContext } from "../model/state.js";
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  testWebhook,
+  updateWebhook,
+} from "../model/webhooks.js";
+import { type ApiRoute, json, NoQuery, readBody, readNoBody, readQuery } from "./shared.js";
+
+export function webhookRoutes(ctx: ModelContext): ApiRoute[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/v2/webhooks",
+      scope: "webhooks:write",
+      async handle({ request, url, apiKey }) {
+        // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
+        requireScope(apiKey, "retrievals:read");
+        readQuery(url, NoQuery);
+        const body = await readBody(request, WebhookCreate);
+        return json(201, await createWebhook(ctx, body, apiKey.id));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/webhooks",
+      scope: "webhooks:read",
+      handle({ url }) {
+        readQuery(url, NoQuery);
+        return json(200, listWebhooks(ctx));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/webhooks/:id",
+      scope: "webhooks:read",
+      handle({ url, params }) {
+        readQuery(url, NoQuery);
+        return json(200, getWebhook(ctx, params.id as string));
+      },
+    },
+    {
+      method: "PATCH",
+      pattern: "/v2/webhooks/:id",
+      scope: "webhooks:write",
+      async handle({ request, url, params, apiKey }) {
+        readQuery(url, NoQuery);
+        const patch = await readBody(request, WebhookUpdate);
+        // Changing the subscription subscribes to retrieval events.
+        if (patch.events !== undefined) requireScope(apiKey, "retrievals:read");
+        return json(200, await updateWebhook(ctx, params.id as string, patch));
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: "/v2/webhooks/:id",
+      scope: "webhooks:write",
+      async handle({ request, url, params }) {
+        readQuery(url, NoQuery);
+        await readNoBody(request);
+        deleteWebhook(ctx, params.id as string);
+        return new Response(null, { status: 204 });
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v2/webhooks/:id/test",
+      scope: "webhooks:write",
+      async handle({ request, url, params }) {
+        readQuery(url, NoQuery);
+        await readNoBody(request);
+        return json(200, await testWebhook(ctx, params.id as string));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/webhooks/:id/deliveries",
+      scope: "webhooks:read",
+      handle({ url, params }) {
+        const query = readQuery(url, WebhookDeliveryListParams);
+        const page = listDeliveries(ctx, params.id as string, {
+          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+          cursor: query.cursor,
+        });
+        return json(
+          200,
+          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
+        );
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v2/webhooks/:id/deliveries/:delivery_id/redeliver",
+      scope: "webhooks:write",
+      async handle({ request, url, params }) {
+        readQuery(url, NoQuery);
+        await readNoBody(request);
+        return json(200, await redeliver(ctx, params.id as string, params.delivery_id as string));
+      },
+    },
+  ];
+}

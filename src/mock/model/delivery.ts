@@ -1,0 +1,363 @@
+/**
+ * The delivery engine (spec, Delivery; DESIGN section 8): signs each attempt
+ * with the webhook secret and the mock clock's time, POSTs it with a 5 s
+ * timeout and no redirects, records it, retries on the mock clock after 1 min,
+ * 5 min, 30 min and 2 h, and keeps the failure accounting that disables a
+ * webhook after 5 failed events in a row.
+ *
+ * Attempts run on the real event loop (a real receiver answers in real time)
+ * while retries wait on the mock clock, so tests call `deliveries.flush()`
+ * before advancing the clock: a retry is scheduled only once its failed
+ * attempt has finished.
+ */
+import {
+  WEBHOOK_AUTO_DISABLE_AFTER,
+  WEBHOOK_DELIVERY_TIMEOUT_MS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  type WebhookDelivery,
+} from "../../schemas/webhooks.js";
+import { signWebhook } from "../../webhooks/sign.js";
+import { appendEvent } from "./event-log.js";
+import { randomBase62 } from "./ids.js";
+import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
+import type { StoredWebhook } from "./webhooks.js";
+
+/** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
+export type DeliveryMode = "fetch" | "inbox";
+
+/** A request the engine would have POSTed, as recorded in `inbox` mode. */
+export interface InboxDelivery {
+  url: string;
+  headers: Record<string, string>;
+  /** The raw body, byte for byte what was signed. */
+  body: string;
+  webhookId: string;
+  eventId: string;
+  attempt: number;
+}
+
+/** How deliveries travel, and what is in flight. Outlives `reset()`, like the clock. */
+export interface DeliveryRuntime {
+  readonly mode: DeliveryMode;
+  /** The caller's transport; undefined means whatever `globalThis.fetch` is at send time. */
+  readonly fetch: typeof fetch | undefined;
+  /** Per-attempt bound, 5 s as the spec says; tests of the timeout shorten it. */
+  readonly timeoutMs: number;
+  readonly inflight: Set<Promise<unknown>>;
+  readonly inbox: InboxDelivery[];
+  /**
+   * Tail of the signing queue. Web Crypto may finish signatures out of order,
+   * so attempts are signed one after another: they leave (and reach the
+   * inbox) in the order they were made.
+   */
+  signing: Promise<unknown>;
+}
+
+export function createDeliveryRuntime(options: {
+  mode?: DeliveryMode | undefined;
+  fetch?: typeof fetch | undefined;
+  timeoutMs?: number | undefined;
+}): DeliveryRuntime {
+  const mode = options.mode ?? "fetch";
+  if (mode !== "fetch" && mode !== "inbox") {
+    throw new TypeError('createMockService: delivery must be "fetch" or "inbox".');
+  }
+  return {
+    mode,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS,
+    inflight: new Set(),
+    inbox: [],
+    signing: Promise.resolve(),
+  };
+}
+
+/** Awaits every attempt in flight, including any that starts meanwhile. */
+export async function flushDeliveries(runtime: DeliveryRuntime): Promise<void> {
+  while (runtime.inflight.size > 0) await Promise.allSettled([...runtime.inflight]);
+}
+
+/** Registers work with `flush()` and returns it unchanged. */
+export function track<T>(runtime: DeliveryRuntime, work: Promise<T>): Promise<T> {
+  runtime.inflight.add(work);
+  const done = () => runtime.inflight.delete(work);
+  work.then(done, done);
+  return work;
+}
+
+/** An event as a webhook body, serialized once so that every attempt sends and signs the same bytes. */
+export interface OutgoingEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly body: string;
+}
+
+export function toOutgoing(event: {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}): OutgoingEvent {
+  const { id, type, created_at, data } = event;
+  return { id, type, body: JSON.stringify({ id, type, created_at, data }) };
+}
+
+export interface AttemptOutcome {
+  /** Mock-clock time of sending, also the signed timestamp. */
+  sentAtMs: number;
+  /** Place in list order, taken when the attempt was made (not when its answer came). */
+  seq: number;
+  success: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+type Result = Omit<AttemptOutcome, "sentAtMs" | "seq">;
+
+/**
+ * One attempt to the webhook's current URL, signed afresh. Never throws: a
+ * failure is an outcome. The endpoint's body is never read or reported.
+ */
+export async function sendAttempt(
+  ctx: ModelContext,
+  webhook: StoredWebhook,
+  event: OutgoingEvent,
+  attempt: number,
+): Promise<AttemptOutcome> {
+  const runtime = ctx.delivery;
+  const sentAtMs = nowMs(ctx);
+  const seq = nextSequence(ctx.state);
+  const url = webhook.value.url;
+  const inbox = runtime.mode === "inbox";
+  const turn = runtime.signing.then(async () => {
+    const signed = await signWebhook({
+      payload: event.body,
+      secret: webhook.secret,
+      timestamp: Math.floor(sentAtMs / 1000),
+    });
+    const headers = { "content-type": "application/json", ...signed };
+    // Recorded inside the queue's turn, so the inbox keeps the order attempts were made in.
+    if (inbox) {
+      runtime.inbox.push({
+        url,
+        headers,
+        body: event.body,
+        webhookId: webhook.value.id,
+        eventId: event.id,
+        attempt,
+      });
+    }
+    return headers;
+  });
+  runtime.signing = turn.catch(() => undefined);
+  const headers = await turn;
+  const result: Result = inbox
+    ? { success: true, status_code: 200, error: null, duration_ms: 0 }
+    : await post(runtime, url, headers, event.body);
+  return { sentAtMs, seq, ...result };
+}
+
+async function post(
+  runtime: DeliveryRuntime,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Result> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  // Read at send time, so an MSW server started after the mock still intercepts.
+  const send = runtime.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  try {
+    const response = await send(url, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(runtime.timeoutMs),
+    });
+    const duration_ms = elapsed();
+    await response.body?.cancel().catch(() => undefined);
+    const { status } = response;
+    if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
+      const code = status >= 300 ? status : null;
+      return {
+        success: false,
+        status_code: code,
+        error: `Redirect${code ? ` (HTTP ${code})` : ""} not followed: the URL must answer 2xx itself`,
+        duration_ms,
+      };
+    }
+    if (status >= 200 && status < 300) {
+      return { success: true, status_code: status, error: null, duration_ms };
+    }
+    return {
+      success: false,
+      status_code: status,
+      error: `The endpoint answered HTTP ${status}`,
+      duration_ms,
+    };
+  } catch (error) {
+    const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
+    const code = causeCode(error);
+    return {
+      success: false,
+      status_code: null,
+      error: timedOut
+        ? `No response within ${runtime.timeoutMs} ms`
+        : `Connection failed${code ? ` (${code})` : ""}`,
+      duration_ms: elapsed(),
+    };
+  }
+}
+
+function causeCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A delivery record together with the body, so it can be redelivered byte for byte. */
+export interface StoredDelivery extends Stored<WebhookDelivery> {
+  readonly event: OutgoingEvent;
+}
+
+export interface AttemptKind {
+  isTest: boolean;
+  isRedelivery: boolean;
+  /** When the next attempt of the event is due, if one was scheduled. */
+  nextAttemptAtMs: number | null;
+}
+
+/**
+ * Stores the record of one attempt in `state` (the state the attempt began
+ * in), at the place in list order the attempt took when it was made.
+ */
+export function recordAttempt(
+  state: MockState,
+  webhook: StoredWebhook,
+  event: OutgoingEvent,
+  attempt: number,
+  outcome: AttemptOutcome,
+  kind: AttemptKind,
+): WebhookDelivery {
+  const record: WebhookDelivery = {
+    id: `whdel_${randomBase62(24)}`,
+    webhook_id: webhook.value.id,
+    event_id: event.id,
+    event_type: event.type,
+    attempt,
+    status_code: outcome.status_code,
+    error: outcome.error,
+    success: outcome.success,
+    duration_ms: outcome.duration_ms,
+    created_at: new Date(outcome.sentAtMs).toISOString(),
+    next_attempt_at:
+      kind.nextAttemptAtMs === null ? null : new Date(kind.nextAttemptAtMs).toISOString(),
+    is_test: kind.isTest,
+    is_redelivery: kind.isRedelivery,
+  };
+  state.deliveries.set(record.id, { seq: outcome.seq, value: record, event });
+  return { ...record };
+}
+
+/**
+ * Health after one attempt of a real event (never a test): a success resets
+ * the failure count and stamps last_success_at; a failure becomes last_failure.
+ */
+export function noteAttempt(
+  webhook: StoredWebhook,
+  event: OutgoingEvent,
+  outcome: AttemptOutcome,
+): void {
+  const at = new Date(outcome.sentAtMs).toISOString();
+  if (outcome.success) {
+    webhook.value.last_success_at = at;
+    webhook.value.consecutive_failures = 0;
+    return;
+  }
+  webhook.value.last_failure = {
+    at,
+    status_code: outcome.status_code,
+    error: outcome.error,
+    event_type: event.type,
+  };
+}
+
+/** Every attempt of an event failed: count it, and disable the webhook at 5 in a row. */
+function noteEventFailed(ctx: ModelContext, webhook: StoredWebhook, atMs: number): void {
+  const value = webhook.value;
+  value.consecutive_failures += 1;
+  value.last_failure_at = new Date(atMs).toISOString();
+  if (value.consecutive_failures < WEBHOOK_AUTO_DISABLE_AFTER || !value.is_enabled) return;
+  // Stamped with the failed attempt's mock time, not the time its answer arrived.
+  const disabledAt = new Date(atMs).toISOString();
+  value.is_enabled = false;
+  value.auto_disabled_at = disabledAt;
+  value.updated_at = new Date(Math.max(atMs, Date.parse(value.updated_at) + 1)).toISOString();
+  // In the log only: webhook.* types cannot be subscribed to (DESIGN section 9).
+  appendEvent(
+    ctx,
+    "webhook.disabled",
+    {
+      webhook_id: value.id,
+      consecutive_failures: value.consecutive_failures,
+      disabled_at: disabledAt,
+    },
+    { atMs },
+  );
+}
+
+/**
+ * Starts delivering an event to every webhook that is enabled and subscribed
+ * to its type now. Which webhooks get it is decided here, once: a webhook
+ * disabled at this moment never receives this event, even after re-enabling.
+ */
+export function dispatchEvent(ctx: ModelContext, event: OutgoingEvent): void {
+  const { state } = ctx;
+  for (const webhook of state.webhooks.values()) {
+    if (isDeliverable(webhook, event)) runAttempt(ctx, state, webhook.value.id, event, 1);
+  }
+}
+
+function isDeliverable(webhook: StoredWebhook, event: OutgoingEvent): boolean {
+  return webhook.value.is_enabled && (webhook.value.events as string[]).includes(event.type);
+}
+
+function runAttempt(
+  ctx: ModelContext,
+  state: MockState,
+  webhookId: string,
+  event: OutgoingEvent,
+  attempt: number,
+): void {
+  const webhook = state.webhooks.get(webhookId);
+  // A reset, a deletion, a disable or an unsubscribe since the event cancels what is left of it.
+  if (ctx.state !== state || webhook === undefined || !isDeliverable(webhook, event)) return;
+  const work = async () => {
+    const outcome = await sendAttempt(ctx, webhook, event, attempt);
+    // Deleted (or reset away) while in flight: its history went with it.
+    if (ctx.state !== state || state.webhooks.get(webhookId) !== webhook) return;
+    const delay = outcome.success ? undefined : WEBHOOK_RETRY_DELAYS_MS[attempt - 1];
+    // Counted from the failed attempt's send time, so retries fall exactly on
+    // +1 min, +5 min, ... of the mock clock whatever real time the attempt took.
+    const nextAttemptAtMs = delay === undefined ? null : outcome.sentAtMs + delay;
+    recordAttempt(state, webhook, event, attempt, outcome, {
+      isTest: false,
+      isRedelivery: false,
+      nextAttemptAtMs,
+    });
+    noteAttempt(webhook, event, outcome);
+    if (nextAttemptAtMs !== null) {
+      ctx.clock.schedule(nextAttemptAtMs, () =>
+        runAttempt(ctx, state, webhookId, event, attempt + 1),
+      );
+    } else if (!outcome.success) {
+      noteEventFailed(ctx, webhook, outcome.sentAtMs);
+    }
+  };
+  void track(ctx.delivery, work());
+}

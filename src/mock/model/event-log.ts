@@ -1,0 +1,78 @@
+/**
+ * The event log's storage: every emitted event as the log renders it (spec,
+ * Event). Writing here delivers nothing; `emitEvent` in events.ts writes and
+ * then hands the event to the delivery engine. Kept apart so that the engine
+ * can log `webhook.disabled` without depending on its own caller.
+ */
+import { randomHex } from "./ids.js";
+import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
+
+/** The version events are rendered with (spec, Versioning rule 2). */
+export const EVENT_API_VERSION = "v2";
+
+/** An event log entry (spec, Event). */
+export interface EventLogEntry {
+  id: string;
+  object: "event";
+  type: string;
+  created_at: string;
+  api_version: string;
+  request_id: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface StoredEvent extends Stored<EventLogEntry> {
+  /** The `data` of the webhook body; the log's may carry more (status_changed adds status and stage). */
+  readonly bodyData: Record<string, unknown>;
+}
+
+export interface AppendEventOptions {
+  /** X-Request-Id of the API call that caused the event. */
+  requestId?: string | null | undefined;
+  /** The event id; retrieval events get their deterministic id from their emitter. */
+  id?: string | undefined;
+  /** Log `data` when it differs from the webhook body's `data`. */
+  logData?: Record<string, unknown> | undefined;
+  /**
+   * When the triggering change happened, in epoch ms, if not now: the engine
+   * disables a webhook at the mock time of the failed attempt, which the
+   * clock may have passed by the time the attempt's answer arrived.
+   * @default the clock's time
+   */
+  atMs?: number | undefined;
+}
+
+/**
+ * A fresh event id: `rr-` + 64 hex for retrieval events (their shape in the
+ * spec), `evt_<uuid>` for the others.
+ */
+export function newEventId(type: string): string {
+  return type.startsWith("retrieval_request.")
+    ? `rr-${randomHex(64)}`
+    : `evt_${crypto.randomUUID()}`;
+}
+
+/** Writes an event to the log at the clock's time and returns what was stored. */
+export function appendEvent(
+  ctx: ModelContext,
+  type: string,
+  data: Record<string, unknown>,
+  options: AppendEventOptions = {},
+): StoredEvent {
+  const entry: EventLogEntry = {
+    id: options.id ?? newEventId(type),
+    object: "event",
+    type,
+    created_at: options.atMs === undefined ? nowIso(ctx) : new Date(options.atMs).toISOString(),
+    api_version: EVENT_API_VERSION,
+    request_id: options.requestId ?? null,
+    data: { ...(options.logData ?? data) },
+  };
+  const stored: StoredEvent = {
+    seq: nextSequence(ctx.state),
+    value: entry,
+    bodyData: { ...data },
+  };
+  ctx.state.events.set(entry.id, stored);
+  return stored;
+}

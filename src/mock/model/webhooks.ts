@@ -1,0 +1,256 @@
+/**
+ * Webhook rules (spec, Webhooks rules 1-6 and States): 20 per organization,
+ * unique names, public URLs, a secret shown once, re-enabling that resets the
+ * failure count, the rate-limited test, delivery history and redelivery.
+ * The mock serves one organization, so "per organization" means per service.
+ */
+import {
+  MAX_WEBHOOKS,
+  WEBHOOK_TEST_INTERVAL_MS,
+  type Webhook,
+  type WebhookCreate,
+  type WebhookCreateResponse,
+  type WebhookDelivery,
+  type WebhookTestResult,
+  type WebhookUpdate,
+} from "../../schemas/webhooks.js";
+import { MockApiError, notFound } from "../http-error.js";
+import { noteAttempt, recordAttempt, sendAttempt, toOutgoing, track } from "./delivery.js";
+import { randomBase62 } from "./ids.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
+import {
+  type ModelContext,
+  nextSequence,
+  nextUpdatedAt,
+  nowIso,
+  nowMs,
+  type Stored,
+} from "./state.js";
+import { assertPublicWebhookUrl } from "./webhook-urls.js";
+
+export interface StoredWebhook extends Stored<Webhook> {
+  /** `whsec_` + 32 base62: shown once at creation, kept to sign deliveries. */
+  readonly secret: string;
+  /** Mock-clock time of the last accepted test, for the 10 s limit. */
+  lastTestAtMs: number | null;
+}
+
+export async function createWebhook(
+  ctx: ModelContext,
+  input: WebhookCreate,
+  createdBy: string,
+): Promise<WebhookCreateResponse> {
+  await assertPublicWebhookUrl(ctx, input.url);
+  // Read after the DNS wait, so two concurrent creations cannot both take the 20th place.
+  const { state } = ctx;
+  if (state.webhooks.size >= MAX_WEBHOOKS) {
+    throw new MockApiError(
+      409,
+      "limit_exceeded",
+      `An organization can hold up to ${MAX_WEBHOOKS} webhooks; delete one to create another.`,
+    );
+  }
+  assertNameFree(ctx, input.name, undefined);
+  const secret = `whsec_${randomBase62(32)}`;
+  const now = nowIso(ctx);
+  const value: Webhook = {
+    id: `wh_${randomBase62(24)}`,
+    name: input.name,
+    url: input.url,
+    events: unique(input.events),
+    description: input.description ?? null,
+    is_enabled: true,
+    consecutive_failures: 0,
+    last_failure_at: null,
+    last_success_at: null,
+    auto_disabled_at: null,
+    last_failure: null,
+    secret_hint: `...${secret.slice(-4)}`,
+    created_by: createdBy,
+    created_at: now,
+    updated_at: now,
+  };
+  state.webhooks.set(value.id, { seq: nextSequence(state), value, secret, lastTestAtMs: null });
+  return {
+    id: value.id,
+    name: value.name,
+    url: value.url,
+    description: value.description,
+    events: [...value.events],
+    secret,
+    is_enabled: true,
+    auto_disabled_at: null,
+    last_failure: null,
+    created_at: now,
+  };
+}
+
+/** Newest first, all of them (at most 20, so there is no page). */
+export function listWebhooks(ctx: ModelContext): Webhook[] {
+  return [...ctx.state.webhooks.values()].sort((a, b) => b.seq - a.seq).map(copy);
+}
+
+export function getWebhook(ctx: ModelContext, webhookId: string): Webhook {
+  return copy(findWebhook(ctx, webhookId));
+}
+
+export async function updateWebhook(
+  ctx: ModelContext,
+  webhookId: string,
+  patch: WebhookUpdate,
+): Promise<Webhook> {
+  if (patch.url !== undefined) await assertPublicWebhookUrl(ctx, patch.url);
+  const stored = findWebhook(ctx, webhookId);
+  if (patch.name !== undefined) assertNameFree(ctx, patch.name, webhookId);
+  const next: Webhook = { ...stored.value };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.url !== undefined) next.url = patch.url;
+  if (patch.events !== undefined) next.events = unique(patch.events);
+  if (patch.description !== undefined) next.description = patch.description;
+  if (patch.is_enabled !== undefined) next.is_enabled = patch.is_enabled;
+  if (patch.is_enabled === true) {
+    // Re-enabling is a fresh start (spec, States); events missed meanwhile stay missed.
+    next.consecutive_failures = 0;
+    next.auto_disabled_at = null;
+  }
+  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
+  stored.value = next;
+  return copy(stored);
+}
+
+/** Deletes the webhook and its delivery history; pending retries find it gone and stop. */
+export function deleteWebhook(ctx: ModelContext, webhookId: string): void {
+  findWebhook(ctx, webhookId);
+  const { state } = ctx;
+  state.webhooks.delete(webhookId);
+  for (const [id, delivery] of state.deliveries) {
+    if (delivery.value.webhook_id === webhookId) state.deliveries.delete(id);
+  }
+}
+
+/**
+ * The test operation (spec, Webhooks rule 3): one attempt of a `webhook.test`
+ * event, on enabled and disabled webhooks alike, never retried and never
+ * counted in the webhook's health. At most one per webhook every 10 s of the
+ * mock clock; a refused call does not move the window.
+ */
+export async function testWebhook(
+  ctx: ModelContext,
+  webhookId: string,
+): Promise<WebhookTestResult> {
+  const stored = findWebhook(ctx, webhookId);
+  const now = nowMs(ctx);
+  if (stored.lastTestAtMs !== null && now < stored.lastTestAtMs + WEBHOOK_TEST_INTERVAL_MS) {
+    const retryAfter = Math.ceil((stored.lastTestAtMs + WEBHOOK_TEST_INTERVAL_MS - now) / 1000);
+    throw new MockApiError(
+      429,
+      "rate_limited",
+      `A webhook can be tested once every ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds; retry in ${retryAfter} s.`,
+      { "retry-after": String(retryAfter) },
+    );
+  }
+  stored.lastTestAtMs = now;
+  const { state } = ctx;
+  const event = toOutgoing({
+    id: `evt_test_${crypto.randomUUID()}`,
+    type: "webhook.test",
+    created_at: new Date(now).toISOString(),
+    data: { webhook_id: stored.value.id },
+  });
+  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
+  if (ctx.state === state && state.webhooks.get(webhookId) === stored) {
+    recordAttempt(state, stored, event, 1, outcome, {
+      isTest: true,
+      isRedelivery: false,
+      nextAttemptAtMs: null,
+    });
+  }
+  return {
+    success: outcome.success,
+    status_code: outcome.status_code,
+    duration_ms: outcome.duration_ms,
+    error: outcome.error,
+    event_id: event.id,
+    sent_at: new Date(outcome.sentAtMs).toISOString(),
+  };
+}
+
+/** Delivery attempts of one webhook, newest first. */
+export function listDeliveries(
+  ctx: ModelContext,
+  webhookId: string,
+  page: PageRequest,
+): Page<WebhookDelivery> {
+  findWebhook(ctx, webhookId);
+  const own = [...ctx.state.deliveries.values()].filter((d) => d.value.webhook_id === webhookId);
+  const result = paginate(own, (stored) => stored.seq, page);
+  return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
+}
+
+/**
+ * Sends the event of a past delivery once more: the same body and id, a fresh
+ * timestamp and signature, one attempt with no retries. It counts as a
+ * delivery of the event for health (a success resets the failure count, a
+ * failure becomes last_failure) but never as a failed event; a redelivered
+ * test stays a test. A disabled webhook delivers nothing (spec, States), so
+ * it is refused with 409 conflict until it is enabled again.
+ */
+export async function redeliver(
+  ctx: ModelContext,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
+  const stored = findWebhook(ctx, webhookId);
+  const original = ctx.state.deliveries.get(deliveryId);
+  if (original === undefined || original.value.webhook_id !== webhookId) {
+    throw notFound("The delivery does not exist for this webhook.");
+  }
+  if (!stored.value.is_enabled) {
+    throw new MockApiError(
+      409,
+      "conflict",
+      "The webhook is disabled and delivers nothing; enable it (is_enabled: true) before redelivering.",
+    );
+  }
+  const { state } = ctx;
+  const { event } = original;
+  const isTest = original.value.is_test;
+  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
+  if (ctx.state !== state || state.webhooks.get(webhookId) !== stored) {
+    throw notFound("The webhook was deleted during the redelivery.");
+  }
+  if (!isTest) noteAttempt(stored, event, outcome);
+  return recordAttempt(state, stored, event, 1, outcome, {
+    isTest,
+    isRedelivery: true,
+    nextAttemptAtMs: null,
+  });
+}
+
+function findWebhook(ctx: ModelContext, webhookId: string): StoredWebhook {
+  const stored = ctx.state.webhooks.get(webhookId);
+  if (stored === undefined) throw notFound("The webhook does not exist.");
+  return stored;
+}
+
+/** Names are unique within the organization, compared exactly (case and spaces count). */
+function assertNameFree(ctx: ModelContext, name: string, exceptId: string | undefined): void {
+  for (const other of ctx.state.webhooks.values()) {
+    if (other.value.name === name && other.value.id !== exceptId) {
+      throw new MockApiError(409, "conflict", "A webhook with this name already exists.");
+    }
+  }
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+function copy(stored: StoredWebhook): Webhook {
+  const { value } = stored;
+  return {
+    ...value,
+    events: [...value.events],
+    last_failure: value.last_failure === null ? null : { ...value.last_failure },
+  };
+}

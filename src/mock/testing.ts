@@ -1,0 +1,40 @@
+/**
+ * Hooks into the reference server for this project's own tests. Not exported
+ * from `medrecords/mock`: users drive events through the control API
+ * (`retrievalRequests.setStatus(...)` and friends) once it exists.
+ */
+
+import type { EventLogEntry } from "./model/event-log.js";
+import { emitEvent } from "./model/events.js";
+import {
+  contextOf,
+  createMockServiceInternal,
+  type InternalMockServiceOptions,
+  type MockService,
+  type MockServiceOptions,
+} from "./service.js";
+
+/** `createMockService` with the internal options (a short delivery timeout). */
+export function createMockServiceForTesting(
+  options: MockServiceOptions & InternalMockServiceOptions = {},
+): MockService {
+  const { deliveryTimeoutMs, ...rest } = options;
+  return createMockServiceInternal(rest, { deliveryTimeoutMs });
+}
+
+/** Emits an event as the service would: logged, then delivered to subscribed webhooks. */
+export function emitEventForTesting(
+  mock: MockService,
+  type: string,
+  data: Record<string, unknown>,
+  options: { requestId?: string; id?: string } = {},
+): EventLogEntry {
+  return emitEvent(contextOf(mock), type, data, options);
+}
+
+/** The event log, oldest first, until GET /v2/events exists. */
+export function eventLogForTesting(mock: MockService): EventLogEntry[] {
+  return [...contextOf(mock).state.events.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((stored) => ({ ...stored.value, data: { ...stored.value.data } }));
+}

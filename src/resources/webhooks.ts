@@ -1,0 +1,142 @@
+import type { APIPromise } from "../core/api-promise.js";
+import type { RequestOptions } from "../core/options.js";
+import { type PagePromise, paginate } from "../core/pagination.js";
+import { APIResource } from "../core/resource.js";
+import {
+  Webhook,
+  WebhookCreate,
+  WebhookCreateResponse,
+  WebhookDelivery,
+  WebhookDeliveryListParams,
+  WebhookList,
+  WebhookTestResult,
+  WebhookUpdate,
+} from "../schemas/webhooks.js";
+
+/**
+ * Outbound signed notifications about retrieval requests. Values over a
+ * length limit are refused before sending with an `InvalidRequestError`, other
+ * bad values with a `ValidationError`, as the service would.
+ */
+export class Webhooks extends APIResource {
+  /**
+   * Creates a webhook (at most 20 per organization). The response holds the
+   * `secret` that signs every delivery: store it now, it cannot be read again.
+   */
+  create(body: WebhookCreate, options?: RequestOptions): APIPromise<WebhookCreateResponse> {
+    return this.core.request(
+      {
+        method: "POST",
+        path: "/v2/webhooks",
+        body,
+        bodySchema: WebhookCreate,
+        responseSchema: WebhookCreateResponse,
+      },
+      options,
+    );
+  }
+
+  /** Every webhook of the organization, newest first, in one array (at most 20). */
+  list(options?: RequestOptions): APIPromise<Webhook[]> {
+    return this.core.request(
+      { method: "GET", path: "/v2/webhooks", responseSchema: WebhookList },
+      options,
+    );
+  }
+
+  retrieve(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
+    return this.core.request(
+      {
+        method: "GET",
+        path: "/v2/webhooks/{id}",
+        params: { id: webhookId },
+        responseSchema: Webhook,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Changes only the supplied fields (at least one). `is_enabled: true`
+   * re-enables a disabled webhook and resets its failure count.
+   */
+  update(webhookId: string, body: WebhookUpdate, options?: RequestOptions): APIPromise<Webhook> {
+    return this.core.request(
+      {
+        method: "PATCH",
+        path: "/v2/webhooks/{id}",
+        params: { id: webhookId },
+        body,
+        bodySchema: WebhookUpdate,
+        responseSchema: Webhook,
+      },
+      options,
+    );
+  }
+
+  /** Deletes the webhook; to rotate a compromised secret, delete and create again. */
+  delete(webhookId: string, options?: RequestOptions): APIPromise<void> {
+    return this.core.request(
+      { method: "DELETE", path: "/v2/webhooks/{id}", params: { id: webhookId } },
+      options,
+    );
+  }
+
+  /**
+   * Sends one `webhook.test` delivery now and reports how it went (a failed
+   * delivery is a result, not an error). At most one per webhook every 10
+   * seconds; sooner calls fail with a `RateLimitError`. Not repeated after a
+   * timeout or a 5xx, which could send a second test.
+   */
+  test(webhookId: string, options?: RequestOptions): APIPromise<WebhookTestResult> {
+    return this.core.request(
+      {
+        method: "POST",
+        path: "/v2/webhooks/{id}/test",
+        params: { id: webhookId },
+        responseSchema: WebhookTestResult,
+      },
+      options,
+    );
+  }
+
+  /** Delivery attempts of the webhook, newest first: await for a page or `for await` over every one. */
+  listDeliveries(
+    webhookId: string,
+    query: WebhookDeliveryListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<WebhookDelivery> {
+    return paginate(
+      this.core,
+      {
+        path: "/v2/webhooks/{id}/deliveries",
+        params: { id: webhookId },
+        query,
+        querySchema: WebhookDeliveryListParams,
+        item: WebhookDelivery,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Sends the event of a past delivery once more (same body and id, fresh
+   * signature) and returns the new delivery record. Not repeated after a
+   * timeout or a 5xx, which could deliver it twice.
+   */
+  redeliver(
+    webhookId: string,
+    deliveryId: string,
+    options?: RequestOptions,
+  ): APIPromise<WebhookDelivery> {
+    return this.core.request(
+      {
+        method: "POST",
+        path: "/v2/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+        params: { id: webhookId, delivery_id: deliveryId },
+        responseSchema: WebhookDelivery,
+      },
+      options,
+    );
+  }
+}

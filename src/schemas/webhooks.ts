@@ -1,0 +1,168 @@
+import { z } from "zod";
+import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "./events.js";
+
+/** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
+export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
+
+/** Webhooks an organization can hold (spec, Webhooks rule 1). */
+export const MAX_WEBHOOKS = 20;
+export const WEBHOOK_NAME_MAX = 100;
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+/** A delivery attempt succeeds on a 2xx within this bound (spec, Delivery rule 4). */
+export const WEBHOOK_DELIVERY_TIMEOUT_MS = 5_000;
+/** Waits before attempts 2 to 5 after successive failures: 1 min, 5 min, 30 min, 2 h (Delivery rule 5). */
+export const WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
+/** Attempts per event: the first and one per retry delay. */
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+/** Consecutive events that failed every attempt before the service disables a webhook. */
+export const WEBHOOK_AUTO_DISABLE_AFTER = 5;
+/** At most one test per webhook in this window (spec, Webhooks rule 3). */
+export const WEBHOOK_TEST_INTERVAL_MS = 10_000;
+
+const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
+const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();
+// fetch refuses an address with credentials, so such a webhook could never be delivered.
+const url = z
+  .url({ protocol: /^https?$/, error: "Invalid URL: expected an absolute http or https URL" })
+  .max(WEBHOOK_URL_MAX)
+  .refine((value) => {
+    try {
+      const parsed = new URL(value);
+      return parsed.username === "" && parsed.password === "";
+    } catch {
+      return true; // reported by z.url() already
+    }
+  }, "Must not contain a user name or password");
+const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
+
+/** Most recent unsuccessful delivery attempt of a webhook; test events excluded. */
+export const WebhookLastFailure = z.strictObject({
+  at: IsoDateTime,
+  /** Null when no response was received (timeout, connection error). */
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  event_type: z.string(),
+});
+export type WebhookLastFailure = z.infer<typeof WebhookLastFailure>;
+
+/** A webhook as read or listed: every field is always present. */
+export const Webhook = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
+  description: z.string().nullable(),
+  is_enabled: z.boolean(),
+  /** Consecutive events that failed after all delivery attempts. */
+  consecutive_failures: z.number().int().nonnegative(),
+  last_failure_at: IsoDateTime.nullable(),
+  last_success_at: IsoDateTime.nullable(),
+  /** Set when the service disabled the webhook; cleared when it is enabled again. */
+  auto_disabled_at: IsoDateTime.nullable(),
+  last_failure: WebhookLastFailure.nullable(),
+  /** The secret's last 4 characters after three dots, e.g. `...x7Qa`. */
+  secret_hint: z.string().regex(/^\.{3}.{4}$/, "Expected three dots and 4 characters"),
+  /** The user or API key that created it. */
+  created_by: z.string(),
+  created_at: IsoDateTime,
+  updated_at: IsoDateTime,
+});
+export type Webhook = z.infer<typeof Webhook>;
+
+/** Response of GET /v2/webhooks: a bare array, at most 20 (DESIGN section 9). */
+export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
+export type WebhookList = z.infer<typeof WebhookList>;
+
+/**
+ * Request body of webhook creation. Over-length values are 400
+ * invalid_request, every other problem 400 validation_error.
+ */
+export const WebhookCreate = overLengthAsInvalidRequest(
+  z.strictObject({
+    name,
+    url,
+    /** At least one; duplicates are stored once. */
+    events,
+    description: description.optional(),
+  }),
+);
+export type WebhookCreate = z.infer<typeof WebhookCreate>;
+
+/** Response of creation: the only place the secret is ever shown. */
+export const WebhookCreateResponse = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
+  /** `whsec_...`: the HMAC key of every delivery; store it now, it cannot be read again. */
+  secret: z.string().regex(/^whsec_\S+$/, "Expected whsec_<secret>"),
+  is_enabled: z.boolean(),
+  auto_disabled_at: z.null(),
+  last_failure: z.null(),
+  created_at: IsoDateTime,
+});
+export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
+
+/**
+ * Request body of a partial webhook update: at least one property. Setting
+ * `is_enabled: true` also resets `consecutive_failures` and clears `auto_disabled_at`.
+ */
+export const WebhookUpdate = overLengthAsInvalidRequest(
+  z
+    .strictObject({
+      name: name.optional(),
+      url: url.optional(),
+      events: events.optional(),
+      description: description.optional(),
+      is_enabled: z.boolean().optional(),
+    })
+    .refine(
+      (body) => Object.values(body).some((value) => value !== undefined),
+      "At least one property is required",
+    ),
+);
+export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
+
+/** Result of the test operation: HTTP 200 even when the delivery failed. */
+export const WebhookTestResult = z.strictObject({
+  /** True when the endpoint answered 2xx within 5 seconds. */
+  success: z.boolean(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number().int().nonnegative(),
+  /** Why it failed; null on success. The endpoint's body is never returned. */
+  error: z.string().nullable(),
+  /** `evt_test_<uuid>`. */
+  event_id: z.string(),
+  sent_at: IsoDateTime,
+});
+export type WebhookTestResult = z.infer<typeof WebhookTestResult>;
+
+/** One delivery attempt to one webhook (the spec leaves the record's fields open). */
+export const WebhookDelivery = z.strictObject({
+  id: z.string(),
+  webhook_id: z.string(),
+  /** The body id: equal on every attempt and redelivery of one event. */
+  event_id: z.string(),
+  event_type: z.string(),
+  /** 1 to 5 within an event's attempts; 1 for a test or a redelivery. */
+  attempt: z.number().int().positive(),
+  /** Null when no response was received. */
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  success: z.boolean(),
+  duration_ms: z.number().int().nonnegative(),
+  /** When the attempt was sent (its timestamp header). */
+  created_at: IsoDateTime,
+  /** When the next attempt of this event is due, when this one failed and one is left. */
+  next_attempt_at: IsoDateTime.nullable(),
+  is_test: z.boolean(),
+  is_redelivery: z.boolean(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+/** Query of GET /v2/webhooks/{id}/deliveries. */
+export const WebhookDeliveryListParams = ListParams;
+export type WebhookDeliveryListParams = z.infer<typeof WebhookDeliveryListParams>;
