@@ -47,7 +47,9 @@ export interface MockServiceOptions {
    * Resolves a webhook URL's host name, to refuse names that resolve to a
    * private address. A name that does not resolve is accepted (its
    * deliveries fail). Not called when `allowPrivateWebhookUrls` is true.
-   * @default node:dns lookup of every address
+   * @default node:dns lookup of every address, except names reserved for
+   * testing (`*.test`, `*.example`, `*.invalid`, `example.com/net/org`), which
+   * are never looked up so that a test suite sends no DNS traffic
    * @example async () => ["93.184.215.14"]
    */
   lookupHost?: (hostname: string) => Promise<readonly string[]>;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { nonPublicReason, parseIPv4, parseIPv6 } from "../../src/mock/model/webhook-urls.js";
+import {
+  defaultLookupHost,
+  isReservedTestName,
+  nonPublicReason,
+  parseIPv4,
+  parseIPv6,
+} from "../../src/mock/model/webhook-urls.js";
 
 describe("IP address parsing", () => {
   it.each([
@@ -69,5 +75,26 @@ describe("which addresses are public", () => {
     ["not-an-ip", /not a valid/],
   ])("%s is refused", (address, reason) => {
     expect(nonPublicReason(address)).toMatch(reason);
+  });
+});
+
+describe("the default host lookup", () => {
+  it("never asks DNS about names reserved for tests and documentation", () => {
+    for (const name of [
+      "hooks.test",
+      "a.b.example",
+      "x.invalid",
+      "example.com",
+      "hooks.example.org",
+    ]) {
+      expect(isReservedTestName(name)).toBe(true);
+    }
+    for (const name of ["hooks.firm.com", "example.com.evil.net", "notexample.com", "test.com"]) {
+      expect(isReservedTestName(name)).toBe(false);
+    }
+  });
+
+  it("answers a reserved name with no addresses, without a lookup", async () => {
+    await expect(defaultLookupHost("receiver.test")).resolves.toEqual([]);
   });
 });

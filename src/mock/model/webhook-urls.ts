@@ -13,10 +13,23 @@ import type { ModelContext } from "./state.js";
 export type LookupHost = (hostname: string) => Promise<readonly string[]>;
 
 /**
+ * Names reserved for testing and documentation (RFC 2606, RFC 6761): they
+ * never resolve publicly, so asking DNS about them would only be network
+ * traffic a test suite did not ask for.
+ */
+export function isReservedTestName(hostname: string): boolean {
+  return (
+    /\.(test|example|invalid)$/.test(hostname) || /(^|\.)example\.(com|net|org)$/.test(hostname)
+  );
+}
+
+/**
  * Resolves through the operating system (node:dns), loaded on use so that the
  * mock still runs where there is none; there every name counts as unresolved.
+ * Reserved test names are never looked up.
  */
 export const defaultLookupHost: LookupHost = async (hostname) => {
+  if (isReservedTestName(hostname)) return [];
   try {
     const { lookup } = await import("node:dns/promises");
     const found = await lookup(hostname, { all: true, verbatim: true });
