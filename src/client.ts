@@ -2,6 +2,10 @@ import type { ClientOptions } from "./core/options.js";
 import { Core } from "./core/request.js";
 import { Cases } from "./resources/cases.js";
 import { Documents } from "./resources/documents.js";
+import { Events } from "./resources/events.js";
+import { Facilities } from "./resources/facilities.js";
+import { Requestors } from "./resources/requestors.js";
+import { RetrievalRequests } from "./resources/retrieval-requests.js";
 import { Webhooks } from "./resources/webhooks.js";
 
 /**
@@ -15,6 +19,10 @@ export class MedRecords {
   readonly cases: Cases;
   readonly documents: Documents;
   readonly webhooks: Webhooks;
+  readonly events: Events;
+  readonly retrievalRequests: RetrievalRequests;
+  readonly facilities: Facilities;
+  readonly requestors: Requestors;
   /** Holds the key; private so that logging the client never prints it. */
   readonly #core: Core;
 
@@ -23,6 +31,10 @@ export class MedRecords {
     this.cases = new Cases(this.#core);
     this.documents = new Documents(this.#core);
     this.webhooks = new Webhooks(this.#core);
+    this.events = new Events(this.#core);
+    this.retrievalRequests = new RetrievalRequests(this.#core);
+    this.facilities = new Facilities(this.#core);
+    this.requestors = new Requestors(this.#core);
   }
 
   /** The base address requests go to. */

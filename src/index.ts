@@ -30,8 +30,29 @@ export type {
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
+export {
+  type CatchUpOptions,
+  type CatchUpPoller,
+  type CatchUpResult,
+  type EventLogGap,
+  EventLogGapError,
+} from "./poller/catch-up.js";
+export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
+export { fileCheckpoint } from "./poller/file-checkpoint.js";
+export { memoryCheckpoint } from "./poller/memory-checkpoint.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
 export type { Documents } from "./resources/documents.js";
+export type { Events } from "./resources/events.js";
+export type { Facilities } from "./resources/facilities.js";
+export type { Requestors } from "./resources/requestors.js";
+export {
+  CHANGES_FROM_START,
+  RetrievalRequestChanges,
+  type RetrievalRequestChangesPage,
+  type RetrievalRequestChangesParams,
+  type RetrievalRequests,
+  type RetrievalUploadParams,
+} from "./resources/retrieval-requests.js";
 export type { Webhooks } from "./resources/webhooks.js";
 export * from "./schemas/cases.js";
 export {
@@ -44,6 +65,11 @@ export {
   PageLimit,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export * from "./schemas/event-list.js";
+export * from "./schemas/events.js";
+export * from "./schemas/facilities.js";
+export * from "./schemas/requestors.js";
+export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";

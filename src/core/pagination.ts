@@ -104,11 +104,15 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 /** Starts a list call over `core`; each page is one GET. */
 export function paginate<S extends z.ZodType>(
   core: Core,
-  spec: Omit<RequestSpec<unknown>, "method" | "responseSchema"> & { item: S },
+  spec: Omit<RequestSpec<unknown>, "method" | "responseSchema"> & {
+    item: S;
+    /** The page's schema when the envelope carries more than results, next and previous. */
+    envelope?: z.ZodType;
+  },
   options?: RequestOptions,
 ): PagePromise<z.output<S>> {
   type T = z.output<S>;
-  const responseSchema = ListEnvelope(spec.item);
+  const responseSchema = spec.envelope ?? ListEnvelope(spec.item);
   const fetchPage = async (url: string | undefined): Promise<Page<T>> => {
     const envelope = (await core.request(
       url === undefined

@@ -2,6 +2,15 @@
 export type { MockClock } from "./clock.js";
 export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
 export type { DeliveryMode, InboxDelivery } from "./model/delivery.js";
+export { MOCK_FACILITIES } from "./model/facilities.js";
+export type {
+  MockActionRequest,
+  MockFileContent,
+  MockInvoice,
+  MockOpenedActionRequest,
+  MockRecordFile,
+  MockRetrievalRequests,
+} from "./retrieval-control.js";
 export {
   createMockService,
   type MockApiKeys,

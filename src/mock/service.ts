@@ -2,6 +2,10 @@ import { type HttpHandler, http } from "msw";
 import { createMockClock, type MockClock } from "./clock.js";
 import { caseRoutes } from "./handlers/cases.js";
 import { documentRoutes } from "./handlers/documents.js";
+import { eventRoutes } from "./handlers/events.js";
+import { facilityRoutes } from "./handlers/facilities.js";
+import { requestorRoutes } from "./handlers/requestors.js";
+import { retrievalRequestRoutes } from "./handlers/retrieval-requests.js";
 import { type ApiRoute, json, type StorageRoute } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
 import { uploadRoutes } from "./handlers/uploads.js";
@@ -17,6 +21,7 @@ import {
 import { newRequestId } from "./model/ids.js";
 import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
+import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
 
 export interface MockServiceOptions {
@@ -86,6 +91,8 @@ export interface MockService {
   readonly clock: MockClock;
   /** Webhook deliveries: wait for those in flight, or read the inbox. */
   readonly deliveries: MockDeliveries;
+  /** The provider's side of retrieval requests: status, action requests, records, invoices. */
+  readonly retrievalRequests: MockRetrievalRequests;
   /**
    * Empties every resource and the inbox; API keys and the clock stay as they
    * are. Retries still pending on the clock find their webhook gone and stop.
@@ -141,6 +148,10 @@ export function createMockServiceInternal(
     ...uploadRoutes(ctx),
     ...documentRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...retrievalRequestRoutes(ctx),
+    ...facilityRoutes(ctx),
+    ...requestorRoutes(ctx),
+    ...eventRoutes(ctx),
   ]) {
     api.add(route.method, route.pattern, route);
   }
@@ -174,6 +185,8 @@ export function createMockServiceInternal(
       response = errorResponse(error);
     }
     response.headers.set("x-request-id", requestId);
+    // The service's own time, as a real server's Date header: the event poller reads it for retention.
+    response.headers.set("date", clock.now().toUTCString());
     return response;
   }
 
@@ -206,6 +219,7 @@ export function createMockServiceInternal(
       flush: () => flushDeliveries(ctx.delivery),
       inbox: ctx.delivery.inbox,
     },
+    retrievalRequests: createRetrievalControl(ctx),
     reset() {
       ctx.state = createState();
       ctx.delivery.inbox.length = 0;

@@ -9,6 +9,7 @@ import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
 import type { StoredDocument } from "./documents.js";
 import type { StoredDownload } from "./downloads.js";
 import type { StoredEvent } from "./event-log.js";
+import { createRetrievalState, type RetrievalState } from "./retrieval-state.js";
 import type { StoredUpload } from "./uploads.js";
 import type { LookupHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
@@ -36,6 +37,8 @@ export interface MockState {
   readonly deliveries: Map<string, StoredDelivery>;
   /** The event log, keyed by event id. */
   readonly events: Map<string, StoredEvent>;
+  /** Retrieval requests, facilities and requestors (retrieval-state.ts). */
+  readonly retrieval: RetrievalState;
 }
 
 export function createState(): MockState {
@@ -50,6 +53,7 @@ export function createState(): MockState {
     webhooks: new Map(),
     deliveries: new Map(),
     events: new Map(),
+    retrieval: createRetrievalState(),
   };
 }
 

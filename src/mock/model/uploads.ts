@@ -122,13 +122,31 @@ export function consumeCaseUpload(
   caseId: string,
   uploadId: string,
 ): StoredUpload {
+  const upload = checkUpload(
+    ctx,
+    uploadId,
+    (candidate) => candidate.caseId === caseId,
+    "upload_id does not name an upload signed for this case.",
+  );
+  upload.consumed = true;
+  return upload;
+}
+
+/**
+ * Checks an upload without taking it, so that a request using several can
+ * check them all before consuming any. The checks and codes of
+ * `consumeCaseUpload`, with `accepts` deciding where the upload may be used
+ * (`notFoundMessage` when it may not, or does not exist). Set `consumed` to take it.
+ */
+export function checkUpload(
+  ctx: ModelContext,
+  uploadId: string,
+  accepts: (upload: StoredUpload) => boolean,
+  notFoundMessage: string,
+): StoredUpload {
   const upload = ctx.state.uploads.get(uploadId);
-  if (upload === undefined || upload.caseId !== caseId) {
-    throw new MockApiError(
-      400,
-      "upload_not_found",
-      "upload_id does not name an upload signed for this case.",
-    );
+  if (upload === undefined || !accepts(upload)) {
+    throw new MockApiError(400, "upload_not_found", notFoundMessage);
   }
   if (upload.consumed) {
     throw new MockApiError(400, "upload_consumed", "upload_id has already been used.");
@@ -147,6 +165,5 @@ export function consumeCaseUpload(
       "No bytes were uploaded for upload_id: PUT the file to upload_url first.",
     );
   }
-  upload.consumed = true;
   return upload;
 }

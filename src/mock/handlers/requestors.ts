@@ -1,0 +1,60 @@
+import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
+import { RequestorCreate, RequestorListParams, RequestorUpdate } from "../../schemas/requestors.js";
+import { toListEnvelope } from "../model/paginate.js";
+import {
+  createRequestor,
+  getRequestor,
+  listRequestors,
+  updateRequestor,
+} from "../model/requestors.js";
+import type { ModelContext } from "../model/state.js";
+import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+
+export function requestorRoutes(ctx: ModelContext): ApiRoute[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/v2/requestors",
+      scope: "requestors:write",
+      async handle({ request, url }) {
+        readQuery(url, NoQuery);
+        return json(201, createRequestor(ctx, await readBody(request, RequestorCreate)));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/requestors",
+      scope: "requestors:read",
+      handle({ url }) {
+        const query = readQuery(url, RequestorListParams);
+        const page = listRequestors(ctx, {
+          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+          cursor: query.cursor,
+        });
+        return json(
+          200,
+          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
+        );
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/requestors/:id",
+      scope: "requestors:read",
+      handle({ url, params }) {
+        readQuery(url, NoQuery);
+        return json(200, getRequestor(ctx, params.id as string));
+      },
+    },
+    {
+      method: "PATCH",
+      pattern: "/v2/requestors/:id",
+      scope: "requestors:write",
+      async handle({ request, url, params }) {
+        readQuery(url, NoQuery);
+        const patch = await readBody(request, RequestorUpdate);
+        return json(200, updateRequestor(ctx, params.id as string, patch));
+      },
+    },
+  ];
+}

@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
+import {
+  ActionResponse,
+  makeRetrievalRequestCreate,
+  RetrievalDocumentListParams,
+  RetrievalRequestListParams,
+} from "../../schemas/retrieval-requests.js";
+import { respondToActionRequest } from "../model/action-requests.js";
+import { type ApiKeyRecord, requireScope } from "../model/api-keys.js";
+import { toListEnvelope } from "../model/paginate.js";
+import {
+  createRetrievalRequest,
+  downloadRetrievalDocument,
+  getRetrievalRequest,
+  listRetrievalDocuments,
+  listRetrievalRequests,
+} from "../model/retrieval-requests.js";
+import type { ModelContext } from "../model/state.js";
+import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+
+// The message is judged by the action-response rules (400 action_response_rejected),
+// so the body's shape alone is validated here.
+const ActionResponseBody = ActionResponse.extend({ message: z.string() });
+
+/**
+ * Combination rules (spec, Authentication): an inline case also needs
+ * cases:write, an inline requestor requestors:write. Checked on the raw body
+ * before validation, so a key without the scope learns no validation rules.
+ */
+async function requireInlineScopes(request: Request, apiKey: ApiKeyRecord): Promise<void> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.clone().text());
+  } catch {
+    return; // validation answers malformed JSON
+  }
+  if (typeof body !== "object" || body === null) return;
+  if (Object.hasOwn(body, "case")) requireScope(apiKey, "cases:write");
+  if (Object.hasOwn(body, "requestor")) requireScope(apiKey, "requestors:write");
+}
+
+export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
+  // An inline case's "date_of_injury in the past" follows the mock clock.
+  const RetrievalRequestCreate = makeRetrievalRequestCreate(() => ctx.clock.now().getTime());
+  return [
+    {
+      method: "POST",
+      pattern: "/v2/retrieval-requests",
+      scope: "retrievals:write",
+      async handle({ request, url, apiKey }) {
+        readQuery(url, NoQuery);
+        await requireInlineScopes(request, apiKey);
+        const body = await readBody(request, RetrievalRequestCreate);
+        return json(201, createRetrievalRequest(ctx, body));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/retrieval-requests",
+      scope: "retrievals:read",
+      handle({ url }) {
+        const query = readQuery(url, RetrievalRequestListParams);
+        const page = listRetrievalRequests(
+          ctx,
+          { case_id: query.case_id, status: query.status, updated_since: query.updated_since },
+          { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor },
+        );
+        return json(200, {
+          ...toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
+          next_public_updated_since: page.nextPublicUpdatedSince,
+        });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/retrieval-requests/:id",
+      scope: "retrievals:read",
+      handle({ url, params }) {
+        readQuery(url, NoQuery);
+        return json(200, getRetrievalRequest(ctx, params.id as string));
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/retrieval-requests/:id/documents",
+      scope: "retrievals:read",
+      handle({ url, params }) {
+        const query = readQuery(url, RetrievalDocumentListParams);
+        const page = listRetrievalDocuments(ctx, params.id as string, {
+          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+          cursor: query.cursor,
+        });
+        return json(
+          200,
+          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
+        );
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v2/retrieval-requests/:id/documents/:document_id/download",
+      scope: "retrievals:read",
+      handle({ url, params }) {
+        readQuery(url, NoQuery);
+        return json(
+          200,
+          downloadRetrievalDocument(ctx, params.id as string, params.document_id as string),
+        );
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v2/retrieval-requests/:id/action-response",
+      scope: "retrievals:write",
+      async handle({ request, url, params, apiKey, requestId }) {
+        readQuery(url, NoQuery);
+        const body = await readBody(request, ActionResponseBody);
+        return json(
+          200,
+          respondToActionRequest(ctx, params.id as string, body, {
+            apiKeyId: apiKey.id,
+            requestId,
+          }),
+        );
+      },
+    },
+  ];
+}

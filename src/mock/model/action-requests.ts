@@ -1,0 +1,253 @@
+/**
+ * Client action requests of a retrieval request: opened and reopened by the
+ * provider (control API), answered by the firm (action-response rules 1 to 6).
+ */
+import {
+  type ActionRequestAnswer,
+  ActionResponseMessage,
+} from "../../schemas/retrieval-requests.js";
+import { MockApiError } from "../http-error.js";
+import { emitActionRequired, emitStatusChanged } from "./retrieval-events.js";
+import {
+  type ActionRequestRecord,
+  type ActionRequiredReasonValue,
+  assertNotFinal,
+  findRetrievalRequest,
+  inField,
+  openActionRequestOf,
+  type StoredRetrievalRequest,
+  touchPublic,
+} from "./retrieval-requests.js";
+import { nextRetrievalId } from "./retrieval-state.js";
+import type { ModelContext } from "./state.js";
+import { checkUpload, type StoredUpload } from "./uploads.js";
+
+export interface OpenActionRequestInput {
+  message: string;
+  reason: ActionRequiredReasonValue;
+  requires_attachment: boolean;
+  requires_pdf: boolean;
+}
+
+/** What `openActionRequest` returns: the request's new `pending_action_request`. */
+export interface OpenedActionRequest {
+  id: string;
+  message: string;
+  reason: ActionRequiredReasonValue;
+  requires_attachment: boolean;
+  requires_pdf: boolean;
+  opened_at: string;
+}
+
+/**
+ * Opens a client action request, or reopens the latest closed one with the
+ * same reason (same id, next opening, so a new action_required event id).
+ * The request moves to status action_required with that reason: a public
+ * change with status_changed, then action_required. Refused while one is
+ * open (at most one, spec rule 1) and on a completed or cancelled request.
+ */
+export function openActionRequest(
+  ctx: ModelContext,
+  retrievalRequestId: string,
+  input: OpenActionRequestInput,
+): OpenedActionRequest {
+  const stored = findRetrievalRequest(ctx, retrievalRequestId);
+  assertNotFinal(stored);
+  const open = openActionRequestOf(stored);
+  if (open !== undefined) {
+    throw new Error(
+      `Retrieval request ${retrievalRequestId} already has an open action request (${open.id}); it must be answered first.`,
+    );
+  }
+  const openedAt = touchPublic(ctx, stored);
+  const previous = stored.actionRequests.findLast((ar) => ar.reason === input.reason);
+  let actionRequest: ActionRequestRecord;
+  if (previous === undefined) {
+    actionRequest = {
+      id: nextRetrievalId(ctx.state.retrieval, "action_request", "ar_"),
+      ...input,
+      opened_at: openedAt,
+      opening: 1,
+      status: "open",
+      responses: [],
+      attachments: new Map(),
+    };
+    stored.actionRequests.push(actionRequest);
+  } else {
+    actionRequest = previous;
+    Object.assign(actionRequest, input, {
+      opened_at: openedAt,
+      opening: previous.opening + 1,
+      status: "open",
+    });
+  }
+  stored.pendingActionRequestId = actionRequest.id;
+  stored.value.status = "action_required";
+  stored.value.action_required_reason = actionRequest.reason;
+  emitStatusChanged(ctx, stored, null);
+  emitActionRequired(ctx, stored, actionRequest, null);
+  const { id, message, reason, requires_attachment, requires_pdf, opened_at } = actionRequest;
+  return { id, message, reason, requires_attachment, requires_pdf, opened_at };
+}
+
+export interface ActionResponseInput {
+  /** As sent: trimmed and judged here, so a bad one is a rejection, not a validation error. */
+  message: string;
+  requester_email?: string | undefined;
+  attachment?: { upload_id: string } | undefined;
+}
+
+export interface Responder {
+  apiKeyId: string;
+  requestId: string;
+}
+
+const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
+
+function isPdf(fileType: string, bytes: Uint8Array): boolean {
+  const base = fileType.split(";")[0]?.trim().toLowerCase();
+  return base === "application/pdf" && PDF_MAGIC.every((byte, i) => bytes[i] === byte);
+}
+
+function rejected(why: string): MockApiError {
+  return new MockApiError(
+    400,
+    "action_response_rejected",
+    `${why} The action request stays open; answer it again.`,
+  );
+}
+
+/** Rule 4: a case-level upload under the request's case; any upload_* reason rejects the answer. */
+function takeAttachment(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  uploadId: string,
+): StoredUpload {
+  try {
+    return inField("attachment.upload_id", () =>
+      checkUpload(
+        ctx,
+        uploadId,
+        (upload) => upload.caseId === stored.value.case_id,
+        "upload_id does not name an upload signed under the retrieval request's case (case-level signing).",
+      ),
+    );
+  } catch (error) {
+    if (error instanceof MockApiError) throw rejected(`${error.message} (${error.code}).`);
+    throw error;
+  }
+}
+
+/**
+ * Answers the open action request (spec, rules 1 to 6). Rejected with 400
+ * action_response_rejected, leaving it open, when: none is open; the message
+ * is empty after trimming or over 10000 characters; a required attachment is
+ * missing; the attachment is not a usable case-level upload under the
+ * request's case (the upload_* reason is named); a PDF is required and the
+ * file is not `application/pdf` starting with `%PDF-`. Accepted: the answer is
+ * recorded (message trimmed; responder = requester_email, else the key's id),
+ * the upload consumed, and the request moves to processing with no pending
+ * action request: a public change with status_changed.
+ */
+export function respondToActionRequest(
+  ctx: ModelContext,
+  retrievalRequestId: string,
+  input: ActionResponseInput,
+  responder: Responder,
+): ActionRequestAnswer {
+  const stored = findRetrievalRequest(ctx, retrievalRequestId);
+  const open = openActionRequestOf(stored);
+  if (open === undefined) {
+    throw new MockApiError(
+      400,
+      "action_response_rejected",
+      "The retrieval request has no open action request to answer.",
+    );
+  }
+  const message = ActionResponseMessage.safeParse(input.message);
+  if (!message.success) {
+    throw rejected(`message: ${message.error.issues[0]?.message ?? "Invalid"}.`);
+  }
+  const attachment =
+    input.attachment === undefined
+      ? undefined
+      : takeAttachment(ctx, stored, input.attachment.upload_id);
+  if (attachment === undefined && open.requires_attachment) {
+    throw rejected(
+      open.requires_pdf
+        ? "attachment: This action request must be answered with a signed PDF."
+        : "attachment: This action request must be answered with an attachment.",
+    );
+  }
+  if (attachment !== undefined && open.requires_pdf) {
+    if (!isPdf(attachment.fileType, attachment.bytes!)) {
+      throw rejected(
+        "attachment: This action request must be answered with a PDF (file_type application/pdf, content starting with %PDF-).",
+      );
+    }
+  }
+
+  const respondedAt = touchPublic(ctx, stored);
+  if (attachment !== undefined) {
+    attachment.consumed = true;
+    open.attachments.set(attachment.id, attachment.bytes!);
+  }
+  open.status = "responded";
+  open.responses.push({
+    message: message.data,
+    responder: input.requester_email ?? responder.apiKeyId,
+    requester_email: input.requester_email ?? null,
+    api_key_id: responder.apiKeyId,
+    responded_at: respondedAt,
+    request_id: responder.requestId,
+    attachment:
+      attachment === undefined
+        ? null
+        : {
+            upload_id: attachment.id,
+            file_name: attachment.fileName,
+            file_type: attachment.fileType,
+            file_size: attachment.bytes!.byteLength,
+          },
+  });
+  stored.pendingActionRequestId = null;
+  stored.value.status = "processing";
+  stored.value.action_required_reason = null;
+  emitStatusChanged(ctx, stored, responder.requestId);
+  return {
+    id: open.id,
+    retrieval_request_id: stored.value.id,
+    status: "responded",
+    responded_at: respondedAt,
+  };
+}
+
+/** An action request as the control API reports it, with every answer it got. */
+export interface MockActionRequest extends OpenedActionRequest {
+  /** 1 when first opened, one more on each reopening. */
+  opening: number;
+  /** `withdrawn`: closed unanswered because the request moved on. */
+  status: "open" | "responded" | "withdrawn";
+  responses: ActionRequestRecord["responses"];
+}
+
+/** Every action request of a retrieval request, oldest first. */
+export function listActionRequests(
+  ctx: ModelContext,
+  retrievalRequestId: string,
+): MockActionRequest[] {
+  return findRetrievalRequest(ctx, retrievalRequestId).actionRequests.map((ar) => ({
+    id: ar.id,
+    message: ar.message,
+    reason: ar.reason,
+    requires_attachment: ar.requires_attachment,
+    requires_pdf: ar.requires_pdf,
+    opened_at: ar.opened_at,
+    opening: ar.opening,
+    status: ar.status,
+    responses: ar.responses.map((r) => ({
+      ...r,
+      attachment: r.attachment === null ? null : { ...r.attachment },
+    })),
+  }));
+}

@@ -1,0 +1,197 @@
+/**
+ * Reading the event log (spec, Events and Event log): retention, scope per
+ * event family, filters, and keyset pagination newest first.
+ *
+ * Order is `created_at` descending, ties broken by log sequence descending.
+ * `created_at` is not always in sequence order (the delivery engine stamps
+ * `webhook.disabled` with the time of the failed attempt), so the cursor
+ * names a position by both, never by sequence alone: a walk neither loses
+ * nor repeats an event, even among events sharing one `created_at`.
+ */
+import { EVENT_LOG_TYPES, EVENT_RETENTION_MS } from "../../schemas/event-list.js";
+import type { Scope } from "../../schemas/scopes.js";
+import { MockApiError, notFound } from "../http-error.js";
+import { type ApiKeyRecord, requireScope } from "./api-keys.js";
+import type { EventLogEntry, StoredEvent } from "./event-log.js";
+import { fromBase64Url, toBase64Url } from "./ids.js";
+import type { Page, PageRequest } from "./paginate.js";
+import { type ModelContext, nowMs } from "./state.js";
+
+/**
+ * The read scope of an event's family, needed beside webhooks:read:
+ * retrievals:read for `retrieval_request.*`; `webhook.*` (and any other
+ * family) needs only webhooks:read.
+ */
+export function eventReadScope(type: string): Scope {
+  return type.startsWith("retrieval_request.") ? "retrievals:read" : "webhooks:read";
+}
+
+/** Whether the log still holds an event: 30 days old exactly is kept, a millisecond more is gone. */
+function isRetained(createdAtMs: number, now: number): boolean {
+  return createdAtMs >= now - EVENT_RETENTION_MS;
+}
+
+/** Drops every event past retention; the log answers as if they never existed. */
+export function pruneExpiredEvents(ctx: ModelContext): void {
+  const now = nowMs(ctx);
+  for (const [id, stored] of ctx.state.events) {
+    if (!isRetained(Date.parse(stored.value.created_at), now)) ctx.state.events.delete(id);
+  }
+}
+
+function render(stored: StoredEvent): EventLogEntry {
+  return { ...stored.value, data: { ...stored.value.data } };
+}
+
+/** GET /v2/events/{id}: 404 when absent or past retention, 403 when the key cannot read its family. */
+export function getEvent(ctx: ModelContext, key: ApiKeyRecord, id: string): EventLogEntry {
+  pruneExpiredEvents(ctx);
+  const stored = ctx.state.events.get(id);
+  if (stored === undefined)
+    throw notFound("No event with this id (or it is past the 30-day retention).");
+  requireScope(key, eventReadScope(stored.value.type));
+  return render(stored);
+}
+
+export interface EventFilters {
+  /** Already split on commas; each must be a known type the key can read. */
+  types?: readonly string[] | undefined;
+  /** ISO date-time, exclusive. */
+  createdAfter?: string | undefined;
+  /** ISO date-time, exclusive. */
+  createdBefore?: string | undefined;
+  /** Matches `data.retrieval_request_id` or `data.webhook_id`. */
+  objectId?: string | undefined;
+}
+
+/**
+ * GET /v2/events. Without `types`, events of families the key cannot read
+ * are left out; naming such a type is 403 insufficient_scope. An unknown
+ * type name is 400 validation_error.
+ */
+export function listEvents(
+  ctx: ModelContext,
+  key: ApiKeyRecord,
+  filters: EventFilters,
+  request: PageRequest,
+): Page<EventLogEntry> {
+  const types = filters.types === undefined ? undefined : new Set(filters.types);
+  if (types !== undefined) {
+    const known: readonly string[] = EVENT_LOG_TYPES;
+    const unknown = [...types].filter((type) => !known.includes(type));
+    if (unknown.length > 0) {
+      throw new MockApiError(
+        400,
+        "validation_error",
+        `type: Unknown event type ${unknown.map((t) => JSON.stringify(t)).join(", ")}; expected any of ${known.join(", ")}`,
+      );
+    }
+    for (const type of types) requireScope(key, eventReadScope(type));
+  }
+  const after = filters.createdAfter === undefined ? undefined : toBound(filters.createdAfter);
+  const before = filters.createdBefore === undefined ? undefined : toBound(filters.createdBefore);
+
+  pruneExpiredEvents(ctx);
+  const matching: Keyed[] = [];
+  for (const stored of ctx.state.events.values()) {
+    const { type, created_at, data } = stored.value;
+    const ms = Date.parse(created_at);
+    if (types !== undefined ? !types.has(type) : !key.scopes.has(eventReadScope(type))) continue;
+    // Exclusive bounds; a bound with sub-millisecond digits sits between two whole milliseconds.
+    if (after !== undefined && !(ms > after.ms)) continue;
+    if (before !== undefined && !(ms < before.ms + (before.subMs ? 1 : 0))) continue;
+    if (
+      filters.objectId !== undefined &&
+      data.retrieval_request_id !== filters.objectId &&
+      data.webhook_id !== filters.objectId
+    ) {
+      continue;
+    }
+    matching.push({ ms, seq: stored.seq, stored });
+  }
+  const page = keysetPage(matching, request);
+  return { ...page, results: page.results.map((item) => render(item.stored)) };
+}
+
+interface Position {
+  ms: number;
+  seq: number;
+}
+
+interface Keyed extends Position {
+  stored: StoredEvent;
+}
+
+/** Negative when `a` is listed before `b` (newer, or as new and logged later). */
+function compareNewestFirst(a: Position, b: Position): number {
+  return b.ms - a.ms || b.seq - a.seq;
+}
+
+interface Cursor extends Position {
+  direction: "next" | "previous";
+}
+
+function encodeCursor(cursor: Cursor): string {
+  const text = `e${cursor.direction === "next" ? "n" : "p"}.${cursor.ms}.${cursor.seq}`;
+  return toBase64Url(new TextEncoder().encode(text));
+}
+
+function decodeCursor(value: string): Cursor {
+  const bytes = fromBase64Url(value);
+  const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);
+  const match = /^e([np])\.(-?\d{1,16})\.(\d{1,15})$/.exec(text);
+  if (match === null) throw new MockApiError(400, "validation_error", "cursor: Invalid cursor");
+  return {
+    direction: match[1] === "n" ? "next" : "previous",
+    ms: Number(match[2]),
+    seq: Number(match[3]),
+  };
+}
+
+/** The same page shapes as `paginate()` in paginate.ts, keyed by (created_at, sequence). */
+function keysetPage(items: Keyed[], request: PageRequest): Page<Keyed> {
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
+  const sorted = items.sort(compareNewestFirst);
+  const { limit } = request;
+
+  let start: number;
+  let end: number;
+  if (cursor === undefined) {
+    start = 0;
+    end = Math.min(limit, sorted.length);
+  } else if (cursor.direction === "next") {
+    start = sorted.findIndex((item) => compareNewestFirst(cursor, item) < 0);
+    if (start === -1) start = sorted.length;
+    end = Math.min(start + limit, sorted.length);
+  } else {
+    // The previous page is the `limit` items just above the cursor, still newest first.
+    end = sorted.findIndex((item) => compareNewestFirst(cursor, item) <= 0);
+    if (end === -1) end = sorted.length;
+    start = Math.max(0, end - limit);
+  }
+
+  const results = sorted.slice(start, end);
+  const first = results[0];
+  const last = results[results.length - 1];
+  // On an empty page the cursor's own position is the boundary to point back to.
+  const upper = first ?? cursor;
+  const lower = last ?? cursor;
+  return {
+    results,
+    nextCursor:
+      end < sorted.length && lower !== undefined
+        ? encodeCursor({ direction: "next", ms: lower.ms, seq: lower.seq })
+        : null,
+    previousCursor:
+      start > 0 && upper !== undefined
+        ? encodeCursor({ direction: "previous", ms: upper.ms, seq: upper.seq })
+        : null,
+  };
+}
+
+/** An instant of a query bound: whole milliseconds, and whether digits below a millisecond follow. */
+function toBound(iso: string): { ms: number; subMs: boolean } {
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
+  const ms = Date.parse(iso.replace(/\.(\d+)/, fraction ? `.${fraction.slice(0, 3)}` : ""));
+  return { ms, subMs: /[1-9]/.test(fraction.slice(3)) };
+}

@@ -1,0 +1,61 @@
+/** Retrieval profiles (requestors): created alone or inline in a retrieval request. */
+import type { Requestor, RequestorCreate, RequestorUpdate } from "../../schemas/requestors.js";
+import { notFound } from "../http-error.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { nextRetrievalId } from "./retrieval-state.js";
+import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+
+export type StoredRequestor = Stored<Requestor>;
+
+export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requestor {
+  const now = nowIso(ctx);
+  const requestor: Requestor = {
+    id: nextRetrievalId(ctx.state.retrieval, "requestor", "rqtr_"),
+    name: input.name,
+    email: input.email,
+    organization: input.organization ?? null,
+    phone: input.phone ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  ctx.state.retrieval.requestors.set(requestor.id, {
+    seq: nextSequence(ctx.state),
+    value: requestor,
+  });
+  return { ...requestor };
+}
+
+function findRequestor(ctx: ModelContext, requestorId: string): StoredRequestor {
+  const stored = ctx.state.retrieval.requestors.get(requestorId);
+  if (stored === undefined) throw notFound("The requestor does not exist.");
+  return stored;
+}
+
+export function getRequestor(ctx: ModelContext, requestorId: string): Requestor {
+  return { ...findRequestor(ctx, requestorId).value };
+}
+
+export function updateRequestor(
+  ctx: ModelContext,
+  requestorId: string,
+  patch: RequestorUpdate,
+): Requestor {
+  const stored = findRequestor(ctx, requestorId);
+  const next: Requestor = { ...stored.value };
+  let supplied = false;
+  for (const key of ["name", "email", "organization", "phone"] as const) {
+    if (patch[key] === undefined) continue;
+    (next as Record<typeof key, string | null>)[key] = patch[key];
+    supplied = true;
+  }
+  // An empty PATCH changes nothing, so it does not move updated_at either (as for cases).
+  if (!supplied) return { ...stored.value };
+  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
+  stored.value = next;
+  return { ...next };
+}
+
+export function listRequestors(ctx: ModelContext, page: PageRequest): Page<Requestor> {
+  const result = paginate(ctx.state.retrieval.requestors.values(), (stored) => stored.seq, page);
+  return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
+}

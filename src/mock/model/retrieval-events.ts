@@ -1,0 +1,88 @@
+/**
+ * The three retrieval events (spec, Events), with their deterministic ids:
+ * `rr-` + hex SHA-256 of the type, the retrieval request id and the
+ * occurrence, joined by newlines (DESIGN section 9). The occurrence is
+ *
+ * - status_changed: the new `public_updated_at`;
+ * - action_required: the action request id and its opening (1, 2, ... on reopening);
+ * - documents_available: the ids that became downloadable, sorted, joined by commas.
+ *
+ * Every attempt and redelivery of one occurrence therefore shares an id, and
+ * a later occurrence (a reopened action request) gets a new one. Each event
+ * is stamped with the `public_updated_at` of the change it reports.
+ */
+
+import { emitEvent } from "./events.js";
+import type { ActionRequestRecord, StoredRetrievalRequest } from "./retrieval-requests.js";
+import { sha256Hex } from "./sha256.js";
+import type { ModelContext } from "./state.js";
+
+export const STATUS_CHANGED = "retrieval_request.status_changed";
+export const ACTION_REQUIRED = "retrieval_request.action_required";
+export const DOCUMENTS_AVAILABLE = "retrieval_request.documents_available";
+
+export function retrievalEventId(type: string, retrievalRequestId: string, occurrence: string) {
+  return `rr-${sha256Hex(`${type}\n${retrievalRequestId}\n${occurrence}`)}`;
+}
+
+function baseData(stored: StoredRetrievalRequest) {
+  const { id, case_id, public_updated_at } = stored.value;
+  return { retrieval_request_id: id, case_id, public_updated_at };
+}
+
+function at(stored: StoredRetrievalRequest): number {
+  return Date.parse(stored.value.public_updated_at);
+}
+
+/** status_changed; the log entry also carries status, stage and action_required_reason. */
+export function emitStatusChanged(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  requestId: string | null,
+): string {
+  const data = baseData(stored);
+  const { status, stage, action_required_reason } = stored.value;
+  return emitEvent(ctx, STATUS_CHANGED, data, {
+    id: retrievalEventId(STATUS_CHANGED, stored.value.id, data.public_updated_at),
+    requestId,
+    atMs: at(stored),
+    logData: { ...data, status, stage, action_required_reason },
+  }).id;
+}
+
+export function emitActionRequired(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  actionRequest: ActionRequestRecord,
+  requestId: string | null,
+): string {
+  const occurrence = `${actionRequest.id}\n${actionRequest.opening}`;
+  return emitEvent(
+    ctx,
+    ACTION_REQUIRED,
+    { ...baseData(stored), action_request_id: actionRequest.id },
+    {
+      id: retrievalEventId(ACTION_REQUIRED, stored.value.id, occurrence),
+      requestId,
+      atMs: at(stored),
+    },
+  ).id;
+}
+
+/** documents_available for records (`invoice` false) or for invoices, whose ids are also `invoice_ids`. */
+export function emitDocumentsAvailable(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  documentIds: readonly string[],
+  invoice: boolean,
+  requestId: string | null,
+): string {
+  const occurrence = [...documentIds].sort().join(",");
+  const data: Record<string, unknown> = { ...baseData(stored), document_ids: [...documentIds] };
+  if (invoice) data.invoice_ids = [...documentIds];
+  return emitEvent(ctx, DOCUMENTS_AVAILABLE, data, {
+    id: retrievalEventId(DOCUMENTS_AVAILABLE, stored.value.id, occurrence),
+    requestId,
+    atMs: at(stored),
+  }).id;
+}

@@ -1,0 +1,529 @@
+/**
+ * Retrieval request rules: creation (inline case, facility and requestor;
+ * auth_form and attachments consumed from uploads), reads, the
+ * `updated_since` poll, documents and their downloads, and the provider-side
+ * changes the control API drives (status, records, invoices, final states).
+ * Action requests live in action-requests.ts.
+ *
+ * Every public change moves `public_updated_at` (see retrieval-state.ts) and
+ * emits its event with the request id of the API call that caused it, null
+ * for the control API.
+ */
+import type {
+  ACTION_REQUIRED_REASONS,
+  RETRIEVAL_STAGES,
+  RETRIEVAL_STATUSES,
+  RetrievalDocument,
+  RetrievalRequest,
+  RetrievalRequestCreate,
+} from "../../schemas/retrieval-requests.js";
+import { FINAL_RETRIEVAL_STATUSES } from "../../schemas/retrieval-requests.js";
+import { MockApiError, notFound } from "../http-error.js";
+import { assertCaseExists, createCase } from "./cases.js";
+import { type IssuedDownload, issueDownload } from "./downloads.js";
+import { createFacility, getFacility } from "./facilities.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { createRequestor, getRequestor } from "./requestors.js";
+import { emitDocumentsAvailable, emitStatusChanged } from "./retrieval-events.js";
+import { nextPublicUpdateMs, nextRetrievalId } from "./retrieval-state.js";
+import { type ModelContext, nextSequence, type Stored } from "./state.js";
+import { checkUpload, type StoredUpload } from "./uploads.js";
+
+export type RetrievalStatusValue = (typeof RETRIEVAL_STATUSES)[number];
+export type RetrievalStageValue = (typeof RETRIEVAL_STAGES)[number];
+export type ActionRequiredReasonValue = (typeof ACTION_REQUIRED_REASONS)[number];
+
+/** The currency of every amount in the mock. */
+export const MOCK_CURRENCY = "USD";
+
+/** A file taken from an upload: auth_form, an attachment, or an answer's attachment. */
+export interface UploadedFile {
+  upload_id: string;
+  file_name: string;
+  file_type: string;
+  file_size: number;
+  bytes: Uint8Array;
+}
+
+export interface StoredRetrievalDocument extends Stored<RetrievalDocument> {
+  readonly bytes: Uint8Array;
+  /** Invoice amounts behind `costs`; null for records. */
+  readonly amount: number | null;
+  readonly recordsFee: number | null;
+}
+
+/** One answer given to an action request. */
+export interface ActionResponseRecord {
+  /** Trimmed. */
+  message: string;
+  /** `requester_email` when given, else the API key's id. */
+  responder: string;
+  requester_email: string | null;
+  api_key_id: string;
+  responded_at: string;
+  /** X-Request-Id of the call that answered. */
+  request_id: string;
+  attachment: Omit<UploadedFile, "bytes"> | null;
+}
+
+/** A client action request over its whole life: opened, answered, reopened. */
+export interface ActionRequestRecord {
+  id: string;
+  message: string;
+  reason: ActionRequiredReasonValue;
+  requires_attachment: boolean;
+  requires_pdf: boolean;
+  opened_at: string;
+  /** 1 when first opened, then one more on each reopening. */
+  opening: number;
+  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
+  status: "open" | "responded" | "withdrawn";
+  responses: ActionResponseRecord[];
+  /** Bytes of each answer's attachment, by upload id. */
+  attachments: Map<string, Uint8Array>;
+}
+
+/** The public state plus what the request was created with. */
+export interface RetrievalRequestRecord {
+  id: string;
+  case_id: string;
+  external_id: string | null;
+  status: RetrievalStatusValue;
+  stage: RetrievalStageValue;
+  action_required_reason: ActionRequiredReasonValue | null;
+  facility_id: string;
+  requestor_id: string;
+  auth_form: UploadedFile;
+  attachments: UploadedFile[];
+  record_types: string[];
+  date_from: string | null;
+  date_to: string | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+  public_updated_at: string;
+}
+
+export interface StoredRetrievalRequest extends Stored<RetrievalRequestRecord> {
+  /** Oldest first. */
+  readonly documents: StoredRetrievalDocument[];
+  /** Oldest first. */
+  readonly actionRequests: ActionRequestRecord[];
+  /** The open one, if any; at most one at a time (spec, rule 1). */
+  pendingActionRequestId: string | null;
+}
+
+// ---------------------------------------------------------------- reading
+
+export function findRetrievalRequest(ctx: ModelContext, id: string): StoredRetrievalRequest {
+  const stored = ctx.state.retrieval.requests.get(id);
+  if (stored === undefined) throw notFound("The retrieval request does not exist.");
+  return stored;
+}
+
+export function openActionRequestOf(
+  stored: StoredRetrievalRequest,
+): ActionRequestRecord | undefined {
+  const id = stored.pendingActionRequestId;
+  return id === null ? undefined : stored.actionRequests.find((ar) => ar.id === id);
+}
+
+const sumOrNull = (values: (number | null)[]): number | null => {
+  const known = values.filter((v): v is number => v !== null);
+  // Amounts are decimals of the currency: summed in cents so 0.1 + 0.2 is 0.3.
+  return known.length === 0 ? null : known.reduce((sum, v) => sum + Math.round(v * 100), 0) / 100;
+};
+
+/** The API body of a stored request. */
+export function renderRetrievalRequest(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+): RetrievalRequest {
+  const v = stored.value;
+  const pending = openActionRequestOf(stored);
+  const invoices = stored.documents.filter((d) => d.value.kind === "invoice");
+  return {
+    id: v.id,
+    case_id: v.case_id,
+    external_id: v.external_id,
+    status: v.status,
+    stage: v.stage,
+    action_required_reason: v.action_required_reason,
+    pending_action_request:
+      pending === undefined
+        ? null
+        : {
+            id: pending.id,
+            message: pending.message,
+            reason: pending.reason,
+            requires_attachment: pending.requires_attachment,
+            requires_pdf: pending.requires_pdf,
+            opened_at: pending.opened_at,
+          },
+    public_updated_at: v.public_updated_at,
+    costs: {
+      records_fee: sumOrNull(invoices.map((d) => d.recordsFee)),
+      invoice_total: sumOrNull(invoices.map((d) => d.amount)),
+      currency: MOCK_CURRENCY,
+    },
+    documents: stored.documents.map((d) => ({ ...d.value })),
+    facility: getFacility(ctx, v.facility_id),
+    created_at: v.created_at,
+    updated_at: v.updated_at,
+  };
+}
+
+export function getRetrievalRequest(ctx: ModelContext, id: string): RetrievalRequest {
+  return renderRetrievalRequest(ctx, findRetrievalRequest(ctx, id));
+}
+
+export interface RetrievalRequestFilters {
+  case_id?: string | undefined;
+  status?: RetrievalStatusValue | undefined;
+  /** ISO date-time: only requests changed after it, oldest change first. */
+  updated_since?: string | undefined;
+}
+
+export interface RetrievalRequestPage extends Page<RetrievalRequest> {
+  /** Greatest public_updated_at on the page, else the given updated_since, else null. */
+  nextPublicUpdatedSince: string | null;
+}
+
+// Keyset pagination walks newest first by a sequence; for the poll the
+// sequence is this bound minus public_updated_at (unique, see
+// retrieval-state.ts), so "newest first" is "oldest change first" and a
+// cursor still names a position, not an offset.
+const POLL_ORDER_BOUND = 1e15;
+
+/**
+ * Without `updated_since`: newest created first, like every list. With it:
+ * requests whose public_updated_at is after it, oldest change first, so that
+ * a poller can store the last value it processed and resume from it.
+ */
+export function listRetrievalRequests(
+  ctx: ModelContext,
+  filters: RetrievalRequestFilters,
+  page: PageRequest,
+): RetrievalRequestPage {
+  const sinceMs =
+    filters.updated_since === undefined ? undefined : Date.parse(filters.updated_since);
+  const matching = [...ctx.state.retrieval.requests.values()].filter(
+    ({ value }) =>
+      (filters.case_id === undefined || value.case_id === filters.case_id) &&
+      (filters.status === undefined || value.status === filters.status) &&
+      (sinceMs === undefined || Date.parse(value.public_updated_at) > sinceMs),
+  );
+  const result =
+    sinceMs === undefined
+      ? paginate(matching, (stored) => stored.seq, page)
+      : paginate(
+          matching,
+          (stored) => POLL_ORDER_BOUND - Date.parse(stored.value.public_updated_at),
+          page,
+        );
+  const results = result.results.map((stored) => renderRetrievalRequest(ctx, stored));
+  const greatest = results.reduce<string | null>(
+    (max, r) =>
+      max === null || Date.parse(r.public_updated_at) > Date.parse(max) ? r.public_updated_at : max,
+    null,
+  );
+  return {
+    ...result,
+    results,
+    nextPublicUpdatedSince:
+      greatest ?? (sinceMs === undefined ? null : new Date(sinceMs).toISOString()),
+  };
+}
+
+/** The request's documents, newest first like every list; not-ready invoices included. */
+export function listRetrievalDocuments(
+  ctx: ModelContext,
+  id: string,
+  page: PageRequest,
+): Page<RetrievalDocument> {
+  const stored = findRetrievalRequest(ctx, id);
+  const result = paginate(stored.documents, (d) => d.seq, page);
+  return { ...result, results: result.results.map((d) => ({ ...d.value })) };
+}
+
+/** A presigned address for a record or a ready invoice; 409 document_not_ready before that. */
+export function downloadRetrievalDocument(
+  ctx: ModelContext,
+  id: string,
+  documentId: string,
+): IssuedDownload {
+  const document = findRetrievalRequest(ctx, id).documents.find((d) => d.value.id === documentId);
+  if (document === undefined)
+    throw notFound("The document does not exist on this retrieval request.");
+  if (!document.value.ready) {
+    throw new MockApiError(
+      409,
+      "document_not_ready",
+      "The document cannot be downloaded yet; a retrieval_request.documents_available event announces when it can.",
+    );
+  }
+  return issueDownload(ctx, {
+    bytes: document.bytes,
+    fileType: document.value.file_type,
+    fileName: document.value.file_name,
+  });
+}
+
+// ---------------------------------------------------------------- creation
+
+/** Where a create or an answer may take an upload from. */
+function takeFrom(upload: StoredUpload): UploadedFile {
+  const bytes = upload.bytes as Uint8Array;
+  return {
+    upload_id: upload.id,
+    file_name: upload.fileName,
+    file_type: upload.fileType,
+    file_size: bytes.byteLength,
+    bytes,
+  };
+}
+
+/** Prefixes an upload error with the field it came from, keeping its status and code. */
+export function inField<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof MockApiError) {
+      throw new MockApiError(error.status, error.code, `${field}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates a retrieval request. Order: referenced case, facility and requestor
+ * exist (404); then every upload passes (400 upload_*: retrieval-level, or
+ * case-level under the referenced case; an inline case is new, so only
+ * retrieval-level ones can go with it); only then are the inline case,
+ * facility and requestor created and the uploads consumed, so a refused
+ * request leaves nothing behind. No event: nothing has changed for the
+ * provider yet; the request's first public_updated_at is its creation.
+ */
+export function createRetrievalRequest(
+  ctx: ModelContext,
+  input: RetrievalRequestCreate,
+): RetrievalRequest {
+  if (input.case_id !== undefined) assertCaseExists(ctx, input.case_id);
+  if (input.facility_id !== undefined) getFacility(ctx, input.facility_id);
+  if (input.requestor_id !== undefined) getRequestor(ctx, input.requestor_id);
+
+  const uploadCase = input.case_id ?? null;
+  const accepts = (upload: StoredUpload) => upload.caseId === null || upload.caseId === uploadCase;
+  const notFoundMessage =
+    "upload_id does not name an upload signed at retrieval level or under the request's case.";
+  const uploads = [
+    ["auth_form", input.auth_form] as const,
+    ...(input.attachments ?? []).map((id, i) => [`attachments[${i}]`, id] as const),
+  ].map(([field, uploadId]) =>
+    inField(field, () => checkUpload(ctx, uploadId, accepts, notFoundMessage)),
+  );
+
+  const caseId = input.case_id ?? createCase(ctx, input.case!).id;
+  const facilityId = input.facility_id ?? createFacility(ctx, input.facility!).id;
+  const requestorId = input.requestor_id ?? createRequestor(ctx, input.requestor!).id;
+  for (const upload of uploads) upload.consumed = true;
+  const [authForm, ...attachments] = uploads.map(takeFrom);
+
+  const now = new Date(nextPublicUpdateMs(ctx)).toISOString();
+  const stored: StoredRetrievalRequest = {
+    seq: nextSequence(ctx.state),
+    value: {
+      id: nextRetrievalId(ctx.state.retrieval, "retrieval_request", "ret_"),
+      case_id: caseId,
+      external_id: input.external_id ?? null,
+      status: "pending",
+      stage: "intake",
+      action_required_reason: null,
+      facility_id: facilityId,
+      requestor_id: requestorId,
+      auth_form: authForm!,
+      attachments,
+      record_types: input.record_types ?? [],
+      date_from: input.date_from ?? null,
+      date_to: input.date_to ?? null,
+      notes: input.notes ?? null,
+      created_at: now,
+      updated_at: now,
+      public_updated_at: now,
+    },
+    documents: [],
+    actionRequests: [],
+    pendingActionRequestId: null,
+  };
+  ctx.state.retrieval.requests.set(stored.value.id, stored);
+  return renderRetrievalRequest(ctx, stored);
+}
+
+// ---------------------------------------------------------------- changes
+
+/** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
+export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
+  const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
+  stored.value.public_updated_at = at;
+  stored.value.updated_at = at;
+  return at;
+}
+
+function isFinal(stored: StoredRetrievalRequest): boolean {
+  return (FINAL_RETRIEVAL_STATUSES as readonly string[]).includes(stored.value.status);
+}
+
+/** Refuses a status move on a completed or cancelled request (control API misuse). */
+export function assertNotFinal(stored: StoredRetrievalRequest): void {
+  if (isFinal(stored)) {
+    throw new Error(
+      `Retrieval request ${stored.value.id} is ${stored.value.status}: a final state does not change.`,
+    );
+  }
+}
+
+/** Closes the open action request unanswered, if any. */
+function withdrawOpenActionRequest(stored: StoredRetrievalRequest): void {
+  const open = openActionRequestOf(stored);
+  if (open !== undefined) open.status = "withdrawn";
+  stored.pendingActionRequestId = null;
+}
+
+export interface StatusInput {
+  status: RetrievalStatusValue;
+  stage: RetrievalStageValue;
+  action_required_reason?: ActionRequiredReasonValue | null | undefined;
+}
+
+/**
+ * A new visible status: every call is a public change with its own
+ * status_changed, even with the same status and stage (a new update within a
+ * stage, spec Events). Moving away from action_required withdraws an open
+ * action request; staying there keeps it (and its reason unless one is given).
+ */
+export function setRetrievalStatus(
+  ctx: ModelContext,
+  id: string,
+  input: StatusInput,
+  requestId: string | null = null,
+): RetrievalRequest {
+  const stored = findRetrievalRequest(ctx, id);
+  assertNotFinal(stored);
+  const open = openActionRequestOf(stored);
+  if (input.status !== "action_required") {
+    if (input.action_required_reason != null) {
+      throw new TypeError("action_required_reason is only allowed with status action_required.");
+    }
+    withdrawOpenActionRequest(stored);
+  }
+  stored.value.status = input.status;
+  stored.value.stage = input.stage;
+  stored.value.action_required_reason =
+    input.status === "action_required"
+      ? (input.action_required_reason ?? open?.reason ?? null)
+      : null;
+  touchPublic(ctx, stored);
+  emitStatusChanged(ctx, stored, requestId);
+  return renderRetrievalRequest(ctx, stored);
+}
+
+/** complete / cancel: the final status and stage of the same name. */
+export function finishRetrievalRequest(
+  ctx: ModelContext,
+  id: string,
+  status: "completed" | "cancelled",
+): RetrievalRequest {
+  return setRetrievalStatus(ctx, id, { status, stage: status });
+}
+
+export interface NewFile {
+  file_name: string;
+  file_type: string;
+  bytes: Uint8Array;
+}
+
+function addDocument(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  kind: "record" | "invoice",
+  file: NewFile,
+  extra: { ready: boolean; amount: number | null; recordsFee: number | null; createdAt: string },
+): StoredRetrievalDocument {
+  const document: StoredRetrievalDocument = {
+    seq: nextSequence(ctx.state),
+    value: {
+      id: nextRetrievalId(ctx.state.retrieval, "retrieval_document", "rdoc_"),
+      kind,
+      file_name: file.file_name,
+      file_type: file.file_type,
+      file_size: file.bytes.byteLength,
+      ready: extra.ready,
+      created_at: extra.createdAt,
+    },
+    bytes: file.bytes.slice(),
+    amount: extra.amount,
+    recordsFee: extra.recordsFee,
+  };
+  stored.documents.push(document);
+  return document;
+}
+
+/** Records released by the provider: listed and downloadable at once; one documents_available. */
+export function releaseRecords(ctx: ModelContext, id: string, files: readonly NewFile[]): string[] {
+  const stored = findRetrievalRequest(ctx, id);
+  const createdAt = touchPublic(ctx, stored);
+  const ids = files.map(
+    (file) =>
+      addDocument(ctx, stored, "record", file, {
+        ready: true,
+        amount: null,
+        recordsFee: null,
+        createdAt,
+      }).value.id,
+  );
+  emitDocumentsAvailable(ctx, stored, ids, false, null);
+  return ids;
+}
+
+export interface NewInvoice extends NewFile {
+  ready: boolean;
+  amount: number | null;
+  records_fee: number | null;
+}
+
+/**
+ * A provider invoice. Listed at once (a public change, without an event
+ * while it is not ready); a ready one emits documents_available with
+ * `invoice_ids`. Returns the invoice's document id.
+ */
+export function addInvoice(ctx: ModelContext, id: string, invoice: NewInvoice): string {
+  const stored = findRetrievalRequest(ctx, id);
+  const createdAt = touchPublic(ctx, stored);
+  const document = addDocument(ctx, stored, "invoice", invoice, {
+    ready: invoice.ready,
+    amount: invoice.amount,
+    recordsFee: invoice.records_fee,
+    createdAt,
+  });
+  if (invoice.ready) emitDocumentsAvailable(ctx, stored, [document.value.id], true, null);
+  return document.value.id;
+}
+
+/** Makes a listed invoice downloadable (documents_available); a ready one is left as it is. */
+export function markInvoiceReady(
+  ctx: ModelContext,
+  id: string,
+  invoiceId: string,
+): RetrievalDocument {
+  const stored = findRetrievalRequest(ctx, id);
+  const document = stored.documents.find((d) => d.value.id === invoiceId);
+  if (document === undefined || document.value.kind !== "invoice") {
+    throw new Error(`Retrieval request ${id} has no invoice ${invoiceId}.`);
+  }
+  if (!document.value.ready) {
+    document.value.ready = true;
+    touchPublic(ctx, stored);
+    emitDocumentsAvailable(ctx, stored, [invoiceId], true, null);
+  }
+  return { ...document.value };
+}

@@ -1,0 +1,64 @@
+/**
+ * State of the retrieval family (retrieval requests, facilities, requestors)
+ * and the two things that make its events reproducible:
+ *
+ * - identifiers derived from per-kind counters, so that a fresh mock (or one
+ *   after `reset()`) hands out the same ids in the same order;
+ * - one `public_updated_at` clock for all retrieval requests, strictly
+ *   increasing on the mock clock, so that no two public changes share an
+ *   instant and `updated_since` polling can neither skip nor repeat one.
+ *
+ * Together with the mock clock this makes every retrieval event id (a hash of
+ * type, request id and occurrence) the same on an identical second run.
+ */
+import { type StoredFacility, seedFacilities } from "./facilities.js";
+import type { StoredRequestor } from "./requestors.js";
+import type { StoredRetrievalRequest } from "./retrieval-requests.js";
+import { sha256Hex } from "./sha256.js";
+import { type ModelContext, nowMs } from "./state.js";
+
+export interface RetrievalState {
+  readonly requests: Map<string, StoredRetrievalRequest>;
+  readonly facilities: Map<string, StoredFacility>;
+  readonly requestors: Map<string, StoredRequestor>;
+  /** Ids handed out so far, per kind. */
+  readonly counters: Map<string, number>;
+  /** The latest `public_updated_at` handed out, in epoch ms. */
+  lastPublicUpdateMs: number;
+}
+
+/** An empty retrieval family, with the facility directory seeded. */
+export function createRetrievalState(): RetrievalState {
+  const state: RetrievalState = {
+    requests: new Map(),
+    facilities: new Map(),
+    requestors: new Map(),
+    counters: new Map(),
+    lastPublicUpdateMs: Number.NEGATIVE_INFINITY,
+  };
+  seedFacilities(state);
+  return state;
+}
+
+/** The next number of a kind, from 1. Also the list order of kinds that keep their own. */
+export function nextOrdinal(state: RetrievalState, kind: string): number {
+  const next = (state.counters.get(kind) ?? 0) + 1;
+  state.counters.set(kind, next);
+  return next;
+}
+
+/** An opaque id that depends only on the kind and how many came before: `prefix` + 24 hex. */
+export function nextRetrievalId(state: RetrievalState, kind: string, prefix: string): string {
+  return `${prefix}${sha256Hex(`${kind}:${nextOrdinal(state, kind)}`).slice(0, 24)}`;
+}
+
+/**
+ * The `public_updated_at` of a public change: the clock's time, but always
+ * after every earlier one (of any retrieval request). Returns epoch ms.
+ */
+export function nextPublicUpdateMs(ctx: ModelContext): number {
+  const retrieval = ctx.state.retrieval;
+  const at = Math.max(nowMs(ctx), retrieval.lastPublicUpdateMs + 1);
+  retrieval.lastPublicUpdateMs = at;
+  return at;
+}

@@ -1,0 +1,326 @@
+/**
+ * Event-log catch-up (DESIGN section 7): processes every event of the log
+ * newer than a checkpoint, oldest first, at least once.
+ *
+ * The log lists newest first. A run lists from the checkpoint, follows
+ * `next` to the last page (the oldest events) keeping only the page in hand,
+ * then walks back with `previous`, handing each page's events over in
+ * reverse. Memory is one page whatever the backlog; events created during
+ * the walk are picked up on its way back. The checkpoint advances per event
+ * once `onEvent` resolved and is saved after each page (and before a failing
+ * `onEvent`'s error propagates), so a crash at any point replays at most the
+ * unsaved events of one page and loses none.
+ */
+import { MedRecordsError } from "../core/errors.js";
+import type { AnyEvent } from "../schemas/event-list.js";
+import { EVENT_RETENTION_MS, type EventListParams } from "../schemas/event-list.js";
+import type { DedupeStore } from "../webhooks/dedupe.js";
+import {
+  type Checkpoint,
+  CheckpointCursor,
+  type CheckpointStore,
+  compareInstants,
+  epochMsOf,
+} from "./checkpoint.js";
+import { memoryCheckpoint } from "./memory-checkpoint.js";
+
+/** One page of the event log as the poller reads it. */
+export interface EventLogPage {
+  results: AnyEvent[];
+  next: string | null;
+  previous: string | null;
+  /** The service's time from the response's `Date` header, in epoch ms (whole seconds); undefined without one. */
+  serverTimeMs: number | undefined;
+}
+
+/** How the poller reads the log; `mr.events` provides it. */
+export interface EventLogReader {
+  list(query: EventListParams): Promise<EventLogPage>;
+  /** Fetches a `next` or `previous` link. */
+  follow(url: string): Promise<EventLogPage>;
+}
+
+/** What `onGap` is told: events between the two instants may be gone from the log. */
+export interface EventLogGap {
+  /** The checkpoint the run started from, older than the log's 30-day retention. */
+  checkpoint: Checkpoint;
+  /**
+   * The retention horizon, ISO 8601: the log holds the events created at or
+   * after it. Events after `checkpoint.created_at` and before it must be
+   * recovered another way: `mr.retrievalRequests.changes({ since })`.
+   */
+  oldestAvailable: string;
+}
+
+export interface CatchUpOptions {
+  /**
+   * Where the position is kept between runs and restarts.
+   * @default memoryCheckpoint() (lost on restart)
+   * @example fileCheckpoint(".medrecords/checkpoint.json")
+   */
+  checkpoint?: CheckpointStore;
+  /** Only these event types (sent as `type`, at most 20). @default every type the key can read */
+  types?: readonly string[];
+  /**
+   * Processes one event. Events come oldest first; the checkpoint passes an
+   * event only once this resolved. Throwing stops the run (its error is the
+   * run's) and the event comes again on the next run. An event can come more
+   * than once (at-least-once): make processing idempotent, or pass `dedupe`.
+   * Narrow with `isKnownEvent(event)` before switching on `event.type`.
+   */
+  onEvent: (event: AnyEvent) => void | Promise<void>;
+  /**
+   * Called when the checkpoint is older than the log's 30-day retention, so
+   * events may have expired unseen. Recover them with
+   * `mr.retrievalRequests.changes({ since })` (incremental polling on the
+   * retrieval requests themselves, which has no retention), then resolve: the
+   * run continues from `oldestAvailable`. Throwing stops the run with the
+   * checkpoint unchanged. Without `onGap`, the run fails with an
+   * `EventLogGapError` instead of skipping anything silently.
+   *
+   * "Now" is the service's `Date` header (rounded up to the next second, so
+   * a gap is never missed; the client's clock when the header is absent).
+   */
+  onGap?: (gap: EventLogGap) => void | Promise<void>;
+  /**
+   * Events per page (sent as `limit`, 1 to 100): also the most events the
+   * poller holds in memory at once.
+   * @default 100
+   */
+  pageSize?: number;
+  /**
+   * A store of processed event ids shared with a webhook handler
+   * (`createWebhookHandler({ dedupe })`): an event one of them processed is
+   * skipped by the other and counted in `duplicates`. Claimed before
+   * `onEvent`, released when it throws. As in the webhook handler, a crash
+   * during `onEvent` leaves the id claimed until its TTL runs out.
+   */
+  dedupe?: DedupeStore;
+  /**
+   * TTL of each claim in `dedupe`, in seconds.
+   * @default 2_592_000 (30 days, the log's retention)
+   */
+  dedupeTtlSeconds?: number;
+  /**
+   * Receives the error of a failed run started by `start()`; the next
+   * interval runs again from the saved checkpoint.
+   * @default console.error
+   */
+  onError?: (error: unknown) => void;
+}
+
+export interface CatchUpResult {
+  /** Events handed to `onEvent` that resolved. */
+  processed: number;
+  /** Events newer than the checkpoint skipped because `dedupe` had already seen them. */
+  duplicates: number;
+  /** The saved position after the run; null when nothing was ever processed. */
+  checkpoint: Checkpoint | null;
+}
+
+export interface CatchUpPoller {
+  /** Processes every event newer than the checkpoint, then resolves. Calls never overlap: a second waits for the first. */
+  runOnce(): Promise<CatchUpResult>;
+  /** Runs now, then again `intervalMs` after each run ends (never overlapping). */
+  start(options: { intervalMs: number }): void;
+  /** Stops the interval; resolves once the run in flight, if any, has ended (at its next page boundary, checkpoint saved). */
+  stop(): Promise<void>;
+}
+
+/** A run found the checkpoint past the log's retention and no `onGap` was given. */
+export class EventLogGapError extends MedRecordsError {
+  override name = "EventLogGapError";
+  readonly gap: EventLogGap;
+  constructor(gap: EventLogGap) {
+    super(
+      `The catch-up checkpoint (${gap.checkpoint.created_at}) is older than the event log's 30-day retention: events before ${gap.oldestAvailable} may be gone. Recover them with mr.retrievalRequests.changes({ since }) from an onGap option, which lets the poller continue.`,
+    );
+    this.gap = gap;
+  }
+}
+
+/** For tests: what a poller held at once. Not exported from `medrecords`. */
+export const diagnostics = Symbol("medrecords.catchUp.diagnostics");
+
+export interface CatchUpDiagnostics {
+  /** Events of the page in hand. */
+  eventsHeld: number;
+  /** The most events held at once over the poller's life. */
+  maxEventsHeld: number;
+  /** Pages fetched over the poller's life. */
+  pagesFetched: number;
+}
+
+const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_DEDUPE_TTL_SECONDS = EVENT_RETENTION_MS / 1000;
+
+export function createCatchUpPoller(
+  reader: EventLogReader,
+  options: CatchUpOptions,
+): CatchUpPoller & { readonly [diagnostics]: CatchUpDiagnostics } {
+  return new EventCatchUp(reader, options);
+}
+
+class EventCatchUp implements CatchUpPoller {
+  readonly [diagnostics]: CatchUpDiagnostics = { eventsHeld: 0, maxEventsHeld: 0, pagesFetched: 0 };
+  readonly #reader: EventLogReader;
+  readonly #store: CheckpointStore;
+  readonly #options: CatchUpOptions;
+  readonly #pageSize: number;
+  /** Tail of the run queue: runs never overlap. */
+  #queue: Promise<unknown> = Promise.resolve();
+  #started = false;
+  #stopping = false;
+  /** Bumped by every start and stop, so a loop from before a restart never reschedules itself. */
+  #generation = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(reader: EventLogReader, options: CatchUpOptions) {
+    if (typeof options?.onEvent !== "function") {
+      throw new TypeError("events.catchUp: `onEvent` must be a function.");
+    }
+    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+      throw new RangeError("events.catchUp: `pageSize` must be an integer from 1 to 100.");
+    }
+    if (options.types !== undefined && (options.types.length < 1 || options.types.length > 20)) {
+      throw new RangeError("events.catchUp: `types` must name 1 to 20 event types.");
+    }
+    this.#reader = reader;
+    this.#store = options.checkpoint ?? memoryCheckpoint();
+    this.#options = options;
+    this.#pageSize = pageSize;
+  }
+
+  runOnce(): Promise<CatchUpResult> {
+    const run = this.#queue.then(() => this.#run());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  start({ intervalMs }: { intervalMs: number }): void {
+    if (!(Number.isFinite(intervalMs) && intervalMs > 0)) {
+      throw new RangeError("events.catchUp: start({ intervalMs }) needs a number of ms above 0.");
+    }
+    if (this.#started) throw new MedRecordsError("This catch-up poller is already started.");
+    this.#started = true;
+    this.#stopping = false;
+    const generation = ++this.#generation;
+    const onError =
+      this.#options.onError ??
+      ((error: unknown) =>
+        console.error("medrecords: an event catch-up run failed; the next one retries.", error));
+    const tick = async () => {
+      this.#timer = undefined;
+      try {
+        await this.runOnce();
+      } catch (error) {
+        try {
+          onError(error);
+        } catch {
+          // A failing error reporter must not end the loop.
+        }
+      }
+      if (this.#started && generation === this.#generation) {
+        this.#timer = setTimeout(tick, intervalMs);
+      }
+    };
+    void tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    this.#stopping = true;
+    this.#generation++;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    try {
+      await this.#queue;
+    } finally {
+      this.#stopping = false;
+    }
+  }
+
+  #hold(page: EventLogPage): EventLogPage {
+    const stats = this[diagnostics];
+    stats.pagesFetched += 1;
+    stats.eventsHeld = page.results.length;
+    stats.maxEventsHeld = Math.max(stats.maxEventsHeld, stats.eventsHeld);
+    return page;
+  }
+
+  async #run(): Promise<CatchUpResult> {
+    const { onEvent, onGap, dedupe } = this.#options;
+    const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
+    const loaded = await this.#store.load();
+    const position = new CheckpointCursor(loaded);
+    let processed = 0;
+    let duplicates = 0;
+    let unsaved = false;
+    const save = async () => {
+      const snapshot = position.snapshot();
+      if (unsaved && snapshot !== null) await this.#store.save(snapshot);
+      unsaved = false;
+    };
+    const result = () => ({ processed, duplicates, checkpoint: position.snapshot() });
+
+    // From just before the checkpoint: `created_after` is exclusive, and events
+    // at the checkpoint's own instant may not all have been processed yet.
+    const query: EventListParams = { limit: this.#pageSize };
+    if (this.#options.types !== undefined) query.type = [...this.#options.types];
+    if (loaded !== null) {
+      query.created_after = new Date(epochMsOf(loaded.created_at) - 1).toISOString();
+    }
+    let page = this.#hold(await this.#reader.list(query));
+
+    if (loaded !== null) {
+      // Rounded up: the Date header has whole seconds, and a gap must not be missed.
+      const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
+      const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();
+      if (compareInstants(loaded.created_at, oldestAvailable) < 0) {
+        const gap = { checkpoint: loaded, oldestAvailable };
+        if (onGap === undefined) throw new EventLogGapError(gap);
+        await onGap(gap);
+        position.reset(oldestAvailable);
+        unsaved = true;
+        await save();
+      }
+    }
+
+    // To the oldest page, holding one page at a time.
+    while (page.next !== null) {
+      if (this.#stopping) return result();
+      page = this.#hold(await this.#reader.follow(page.next));
+    }
+
+    // Back to the newest, each page oldest first.
+    for (;;) {
+      for (let i = page.results.length - 1; i >= 0; i--) {
+        const event = page.results[i] as AnyEvent;
+        if (position.covers(event)) continue;
+        if (dedupe !== undefined && !(await dedupe.claim(event.id, ttl))) {
+          duplicates += 1;
+          position.advance(event);
+          unsaved = true;
+          continue;
+        }
+        try {
+          await onEvent(event);
+        } catch (error) {
+          if (dedupe?.release !== undefined) await dedupe.release(event.id).catch(() => undefined);
+          // Keep what was done; the failing event comes again next run.
+          await save().catch(() => undefined);
+          throw error;
+        }
+        position.advance(event);
+        processed += 1;
+        unsaved = true;
+      }
+      await save();
+      if (page.previous === null || this.#stopping) break;
+      page = this.#hold(await this.#reader.follow(page.previous));
+    }
+    this[diagnostics].eventsHeld = 0;
+    return result();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Where the event-log catch-up poller stands: the `created_at` of the last
+ * event it processed, and the ids of every processed event sharing exactly
+ * that `created_at`. The ids make equal timestamps safe: the next run lists
+ * from just before `created_at` and skips those ids, so an event at the same
+ * instant that was not processed yet (for example one on the next page when
+ * the previous run stopped) is neither lost nor processed twice.
+ */
+import { MedRecordsError } from "../core/errors.js";
+
+export interface Checkpoint {
+  /** `created_at` of the newest processed event, as the service sent it. */
+  created_at: string;
+  /** Ids of the processed events whose `created_at` is exactly `created_at`. */
+  ids_at_created_at: string[];
+}
+
+/**
+ * Persists a {@link Checkpoint}. `memoryCheckpoint()` and
+ * `fileCheckpoint(path)` ship with the SDK; a database row fits the same two
+ * methods.
+ *
+ * @example
+ * // Postgres: CREATE TABLE checkpoints (name text PRIMARY KEY, value jsonb NOT NULL);
+ * const pgCheckpoint: CheckpointStore = {
+ *   async load() {
+ *     const { rows } = await pool.query("SELECT value FROM checkpoints WHERE name = 'events'");
+ *     return rows[0]?.value ?? null;
+ *   },
+ *   async save(checkpoint) {
+ *     await pool.query(
+ *       "INSERT INTO checkpoints (name, value) VALUES ('events', $1) ON CONFLICT (name) DO UPDATE SET value = $1",
+ *       [checkpoint],
+ *     );
+ *   },
+ * };
+ */
+export interface CheckpointStore {
+  /** The saved checkpoint, or null when none was ever saved (the poller then starts at the oldest event the log holds). */
+  load(): Promise<Checkpoint | null>;
+  /** Replaces the saved checkpoint; resolves once it is durable. */
+  save(checkpoint: Checkpoint): Promise<void>;
+}
+
+/** Checks the shape of a loaded checkpoint; a corrupt one is an error, never a silent restart. */
+export function parseCheckpoint(value: unknown, where: string): Checkpoint {
+  const candidate = value as Partial<Checkpoint> | null;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.created_at !== "string" ||
+    Number.isNaN(instantOf(candidate.created_at).ms) ||
+    !Array.isArray(candidate.ids_at_created_at) ||
+    !candidate.ids_at_created_at.every((id) => typeof id === "string")
+  ) {
+    throw new MedRecordsError(
+      `${where} is not a checkpoint: expected { "created_at": "<ISO date-time>", "ids_at_created_at": ["<event id>", ...] }.`,
+    );
+  }
+  return { created_at: candidate.created_at, ids_at_created_at: [...candidate.ids_at_created_at] };
+}
+
+/** An ISO date-time as whole epoch milliseconds plus the digits below a millisecond, trailing zeros dropped. */
+function instantOf(iso: string): { ms: number; sub: string } {
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
+  const text = fraction === "" ? iso : iso.replace(/\.\d+/, `.${fraction.slice(0, 3)}`);
+  return { ms: Date.parse(text), sub: fraction.slice(3).replace(/0+$/, "") };
+}
+
+/** Epoch milliseconds of an ISO date-time, sub-millisecond digits dropped. */
+export function epochMsOf(iso: string): number {
+  return instantOf(iso).ms;
+}
+
+/**
+ * Orders two ISO date-times by the instant they name, whatever their offset
+ * and to any precision: negative when `a` is earlier.
+ */
+export function compareInstants(a: string, b: string): number {
+  const x = instantOf(a);
+  const y = instantOf(b);
+  if (x.ms !== y.ms) return x.ms < y.ms ? -1 : 1;
+  // Fraction digits aligned from the left compare as text.
+  return x.sub === y.sub ? 0 : x.sub < y.sub ? -1 : 1;
+}
+
+/**
+ * The checkpoint a run works with: advanced per event in memory, saved as a
+ * snapshot. The ids live in a Set, so many events at one instant cost
+ * nothing per event.
+ */
+export class CheckpointCursor {
+  #createdAt: string | null;
+  #ids: Set<string>;
+
+  constructor(start: Checkpoint | null) {
+    this.#createdAt = start?.created_at ?? null;
+    this.#ids = new Set(start?.ids_at_created_at ?? []);
+  }
+
+  /** Whether `event` is at or before the checkpoint and was processed (or lies in a reported gap). */
+  covers(event: { id: string; created_at: string }): boolean {
+    if (this.#createdAt === null) return false;
+    const order = compareInstants(event.created_at, this.#createdAt);
+    return order < 0 || (order === 0 && this.#ids.has(event.id));
+  }
+
+  /** Records `event` as processed; events must come oldest first. */
+  advance(event: { id: string; created_at: string }): void {
+    if (this.#createdAt !== null && compareInstants(event.created_at, this.#createdAt) === 0) {
+      this.#ids.add(event.id);
+      return;
+    }
+    this.#createdAt = event.created_at;
+    this.#ids = new Set([event.id]);
+  }
+
+  /** Moves to an instant with nothing processed at it yet (after a gap). */
+  reset(createdAt: string): void {
+    this.#createdAt = createdAt;
+    this.#ids = new Set();
+  }
+
+  snapshot(): Checkpoint | null {
+    return this.#createdAt === null
+      ? null
+      : { created_at: this.#createdAt, ids_at_created_at: [...this.#ids] };
+  }
+}

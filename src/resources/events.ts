@@ -1,0 +1,84 @@
+import type { APIPromise } from "../core/api-promise.js";
+import type { RequestOptions } from "../core/options.js";
+import { type PagePromise, paginate } from "../core/pagination.js";
+import type { RequestSpec } from "../core/request.js";
+import { APIResource } from "../core/resource.js";
+import {
+  type CatchUpOptions,
+  type CatchUpPoller,
+  createCatchUpPoller,
+  type EventLogPage,
+} from "../poller/catch-up.js";
+import { ListEnvelope } from "../schemas/common.js";
+import { AnyEvent, EventListParams } from "../schemas/event-list.js";
+
+const EventPage = ListEnvelope(AnyEvent);
+
+/**
+ * The event log: every emitted event, readable for 30 days. Events of a
+ * family the key cannot read are left out (retrieval events need
+ * retrievals:read besides webhooks:read).
+ */
+export class Events extends APIResource {
+  /**
+   * Events newest first, filtered by `type` (at most 20), `created_after` /
+   * `created_before` (both exclusive) and `object_id`: await for a page or
+   * `for await` over every event. Naming a type the key cannot read fails
+   * with a `PermissionError`.
+   */
+  list(query: EventListParams = {}, options?: RequestOptions): PagePromise<AnyEvent> {
+    return paginate(
+      this.core,
+      { path: "/v2/events", query, querySchema: EventListParams, item: AnyEvent },
+      options,
+    );
+  }
+
+  /** One event by id; a `NotFoundError` once it is past the 30-day retention. */
+  retrieve(eventId: string, options?: RequestOptions): APIPromise<AnyEvent> {
+    return this.core.request(
+      { method: "GET", path: "/v2/events/{id}", params: { id: eventId }, responseSchema: AnyEvent },
+      options,
+    );
+  }
+
+  /**
+   * A poller that hands every event newer than its checkpoint to `onEvent`,
+   * oldest first, at least once, holding one page in memory whatever the
+   * backlog. For history beyond the log's 30 days, see `onGap` and
+   * `mr.retrievalRequests.changes`.
+   *
+   * @example
+   * const poller = mr.events.catchUp({
+   *   checkpoint: fileCheckpoint(".medrecords/checkpoint.json"),
+   *   onEvent: async (event) => { if (isKnownEvent(event)) await handle(event); },
+   *   onGap: async ({ checkpoint }) => { for await (const r of mr.retrievalRequests.changes({ since: checkpoint.created_at })) await refresh(r); },
+   * });
+   * const { processed, duplicates, checkpoint } = await poller.runOnce();
+   * poller.start({ intervalMs: 60_000 }); // later: await poller.stop();
+   */
+  catchUp(options: CatchUpOptions): CatchUpPoller {
+    const read = async (spec: RequestSpec<EventPage>): Promise<EventLogPage> => {
+      const { data, response } = await this.core.request(spec).withResponse();
+      const date = Date.parse(response.headers.get("date") ?? "");
+      return { ...data, serverTimeMs: Number.isNaN(date) ? undefined : date };
+    };
+    return createCatchUpPoller(
+      {
+        list: (query) =>
+          read({
+            method: "GET",
+            path: "/v2/events",
+            query,
+            querySchema: EventListParams,
+            responseSchema: EventPage,
+          }),
+        follow: (url) =>
+          read({ method: "GET", path: "/v2/events", url, responseSchema: EventPage }),
+      },
+      options,
+    );
+  }
+}
+
+type EventPage = ListEnvelope<AnyEvent>;

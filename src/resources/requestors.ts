@@ -1,0 +1,67 @@
+import type { APIPromise } from "../core/api-promise.js";
+import type { RequestOptions } from "../core/options.js";
+import { type PagePromise, paginate } from "../core/pagination.js";
+import { APIResource } from "../core/resource.js";
+import {
+  Requestor,
+  RequestorCreate,
+  RequestorListParams,
+  RequestorUpdate,
+} from "../schemas/requestors.js";
+
+/** The organization's retrieval profiles: who requests records, as a provider sees it. */
+export class Requestors extends APIResource {
+  /** Creates a retrieval profile (requestors:write). */
+  create(body: RequestorCreate, options?: RequestOptions): APIPromise<Requestor> {
+    return this.core.request(
+      {
+        method: "POST",
+        path: "/v2/requestors",
+        body,
+        bodySchema: RequestorCreate,
+        responseSchema: Requestor,
+      },
+      options,
+    );
+  }
+
+  retrieve(requestorId: string, options?: RequestOptions): APIPromise<Requestor> {
+    return this.core.request(
+      {
+        method: "GET",
+        path: "/v2/requestors/{id}",
+        params: { id: requestorId },
+        responseSchema: Requestor,
+      },
+      options,
+    );
+  }
+
+  /** Changes only the supplied fields; null clears `organization` or `phone`. */
+  update(
+    requestorId: string,
+    body: RequestorUpdate,
+    options?: RequestOptions,
+  ): APIPromise<Requestor> {
+    return this.core.request(
+      {
+        method: "PATCH",
+        path: "/v2/requestors/{id}",
+        params: { id: requestorId },
+        body,
+        bodySchema: RequestorUpdate,
+        responseSchema: Requestor,
+      },
+      options,
+    );
+  }
+
+  /** Every retrieval profile, newest first: await for a page or `for await` over every one. */
+  list(query: RequestorListParams = {}, options?: RequestOptions): PagePromise<Requestor> {
+    return paginate(
+      this.core,
+      { path: "/v2/requestors", query, querySchema: RequestorListParams, item: Requestor },
+      options,
+    );
+  }
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { IsoDateTime, ListParams } from "./common.js";
+import { Event, WebhookDisabledLogEntry } from "./events.js";
+
+/**
+ * Reading the event log (spec, Events endpoints and Event log): the list
+ * query, and an entry schema that stays open to event types added later.
+ * The entry schemas themselves live in events.ts.
+ */
+
+/** Every event type the log can hold (the `Event` union's), e.g. `retrieval_request.status_changed`. */
+export const EVENT_LOG_TYPES: readonly Event["type"][] = Event.options.map(
+  (option) => option.shape.type.value,
+);
+
+/** Most types one `type` filter may name (spec, Limits). */
+export const EVENT_TYPE_FILTER_MAX = 20;
+
+/** How long the log keeps an event: 30 days; an event exactly 30 days old is still listed (spec, Limits). */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
+
+/**
+ * An entry whose `type` this version of the SDK does not know (a type the
+ * service added later). Known types never match it: a known type whose data
+ * is malformed fails validation instead of passing as unknown.
+ */
+export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: true }).extend({
+  type: z.string().refine((type) => !knownTypes.has(type), "Known event type with invalid data"),
+  data: z.record(z.string(), z.unknown()),
+});
+export type UnknownEvent = z.infer<typeof UnknownEvent>;
+
+/**
+ * An event log entry as listed or read: one of the known `Event`s, or an
+ * `UnknownEvent` so that a new type never breaks a listing or the poller.
+ * Narrow with `isKnownEvent` before switching on `type`.
+ */
+export const AnyEvent = z.union([Event, UnknownEvent]);
+export type AnyEvent = Event | UnknownEvent;
+
+/**
+ * Whether an entry is of a type this SDK knows; narrows it to `Event`, whose
+ * `type` then discriminates `data`.
+ *
+ * @example
+ * if (!isKnownEvent(event)) return; // a type added after this SDK version
+ * switch (event.type) { case "retrieval_request.action_required": event.data.action_request_id; }
+ */
+export function isKnownEvent(event: AnyEvent): event is Event {
+  return knownTypes.has(event.type);
+}
+
+/** A time bound: an ISO 8601 date-time, or a `Date` (sent as its ISO string). */
+const TimeBound = z.union([IsoDateTime, z.date().transform((date) => date.toISOString())]);
+
+/** One `type` filter: comma-separated on the wire, an array in the SDK too. */
+const TypeFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (typeof value === "string" ? value.split(",") : value))
+  .pipe(
+    z
+      .array(z.string().trim().min(1, "Expected an event type, not an empty one"))
+      .min(1)
+      .max(EVENT_TYPE_FILTER_MAX, `At most ${EVENT_TYPE_FILTER_MAX} event types`),
+  )
+  .transform((types) => types.join(","));
+
+/**
+ * Query of GET /v2/events (DESIGN section 9). Both time bounds are
+ * exclusive. `type` takes an array or a comma-separated string of at most 20
+ * types; which names exist is the service's to say, so that a type added
+ * later can be asked for without upgrading.
+ */
+export const EventListParams = ListParams.extend({
+  type: TypeFilter.optional(),
+  /** Only events created strictly after this instant. */
+  created_after: TimeBound.optional(),
+  /** Only events created strictly before this instant. */
+  created_before: TimeBound.optional(),
+  /** Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a webhook id (`data.webhook_id`). */
+  object_id: z.string().min(1).optional(),
+});
+export type EventListParams = z.input<typeof EventListParams>;

@@ -1,0 +1,232 @@
+import { z } from "zod";
+import { makeCaseCreate } from "./cases.js";
+import { IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
+import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
+import { Facility, FacilityCreate } from "./facilities.js";
+import { RequestorCreate } from "./requestors.js";
+
+// ---------------------------------------------------------------- limits
+
+/** Action-response message: 1 to 10000 characters after trimming (spec, rule 2). */
+export const ACTION_RESPONSE_MESSAGE_MAX = 10_000;
+/** Upload ids in `attachments` of a retrieval request. */
+export const RETRIEVAL_ATTACHMENTS_MAX = 20;
+/** Entries of `record_types`, and the length of each. */
+export const RECORD_TYPES_MAX = 20;
+export const RECORD_TYPE_MAX = 100;
+export const RETRIEVAL_NOTES_MAX = 5000;
+export const RETRIEVAL_EXTERNAL_ID_MAX = 255;
+
+/** The known values of the open enums of events.ts, for filters and inputs that accept only those. */
+export const RETRIEVAL_STATUSES = RetrievalStatus.options[0].options;
+export const RETRIEVAL_STAGES = RetrievalStage.options[0].options;
+export const ACTION_REQUIRED_REASONS = ActionRequiredReason.options[0].options;
+/** Statuses after which a retrieval request no longer changes status. */
+export const FINAL_RETRIEVAL_STATUSES = ["completed", "cancelled"] as const;
+
+export const RETRIEVAL_DOCUMENT_KINDS = ["record", "invoice"] as const;
+
+// ---------------------------------------------------------------- responses
+
+/** The open client action request of a retrieval request. */
+export const PendingActionRequest = z.strictObject({
+  id: z.string(),
+  message: z.string(),
+  reason: ActionRequiredReason,
+  /** The answer must carry an attachment (spec, rule 5). */
+  requires_attachment: z.boolean(),
+  /** The attachment must be a PDF, e.g. a signed HIPAA authorization (spec, rule 5). */
+  requires_pdf: z.boolean(),
+  opened_at: IsoDateTime,
+});
+export type PendingActionRequest = z.infer<typeof PendingActionRequest>;
+
+/** Money amounts in `currency` (decimal numbers), null until known. */
+export const RetrievalCosts = z.strictObject({
+  /** The provider's fee for the records. */
+  records_fee: z.number().nonnegative().nullable(),
+  /** Sum of the provider invoices. */
+  invoice_total: z.number().nonnegative().nullable(),
+  /** ISO 4217 code, e.g. `USD`. */
+  currency: z.string(),
+});
+export type RetrievalCosts = z.infer<typeof RetrievalCosts>;
+
+/** A retrieved record or a provider invoice. An invoice may be listed before it is `ready`. */
+export const RetrievalDocument = z.strictObject({
+  id: z.string(),
+  kind: openEnum(RETRIEVAL_DOCUMENT_KINDS),
+  file_name: z.string(),
+  file_type: z.string(),
+  file_size: z.number().int().nonnegative(),
+  /** False while the file cannot be downloaded yet (an invoice before its documents_available). */
+  ready: z.boolean(),
+  created_at: IsoDateTime,
+});
+export type RetrievalDocument = z.infer<typeof RetrievalDocument>;
+
+/** A request to obtain records from a provider (DESIGN section 9). */
+export const RetrievalRequest = z.strictObject({
+  id: z.string(),
+  case_id: z.string().nullable(),
+  external_id: z.string().nullable(),
+  status: RetrievalStatus,
+  stage: RetrievalStage,
+  /** Set while the request waits on the firm; null otherwise. */
+  action_required_reason: ActionRequiredReason.nullable(),
+  /** The open client action request, answered with `respondToAction`; null when none is open. */
+  pending_action_request: PendingActionRequest.nullable(),
+  /** Version of the public state: compare it with a cached copy (spec, Delivery rule 7). */
+  public_updated_at: IsoDateTime,
+  costs: RetrievalCosts,
+  /** Oldest first. */
+  documents: z.array(RetrievalDocument),
+  facility: Facility,
+  created_at: IsoDateTime,
+  updated_at: IsoDateTime,
+});
+export type RetrievalRequest = z.infer<typeof RetrievalRequest>;
+
+/** Response of GET /v2/retrieval-requests: the list envelope plus the poll's next `since`. */
+export const RetrievalRequestList = ListEnvelope(RetrievalRequest).extend({
+  /**
+   * The greatest `public_updated_at` on this page, or the given
+   * `updated_since` when the page is empty (null when neither exists).
+   */
+  next_public_updated_since: IsoDateTime.nullable(),
+});
+export type RetrievalRequestList = z.infer<typeof RetrievalRequestList>;
+
+// ---------------------------------------------------------------- requests
+
+const id = z.string().min(1);
+/** An upload_id: retrieval-level, or case-level under the request's case. */
+const uploadId = z.string().min(1);
+
+type Pair = readonly [idKey: string, inlineKey: string];
+const PAIRS: readonly Pair[] = [
+  ["case_id", "case"],
+  ["facility_id", "facility"],
+  ["requestor_id", "requestor"],
+];
+
+/**
+ * Builds the retrieval request creation schema against a clock, because an
+ * inline `case` is a CaseCreate, whose `date_of_injury` must lie in the past
+ * of whoever validates.
+ *
+ * Exactly one of `case_id`/`case`, `facility_id`/`facility` and
+ * `requestor_id`/`requestor`; `date_from` not after `date_to`; an upload id
+ * at most once across `auth_form` and `attachments`.
+ */
+export function makeRetrievalRequestCreate(now: () => number = () => Date.now()) {
+  return z
+    .strictObject({
+      case_id: id.optional(),
+      /** A new case, created with the request (needs cases:write). */
+      case: makeCaseCreate(now).optional(),
+      facility_id: id.optional(),
+      facility: FacilityCreate.optional(),
+      requestor_id: id.optional(),
+      /** A new retrieval profile, created with the request (needs requestors:write). */
+      requestor: RequestorCreate.optional(),
+      /** upload_id of the signed authorization form. */
+      auth_form: uploadId,
+      attachments: z.array(uploadId).max(RETRIEVAL_ATTACHMENTS_MAX).optional(),
+      /** What to retrieve, e.g. `medical_records`, `billing_records`, `imaging`. */
+      record_types: z
+        .array(z.string().min(1).max(RECORD_TYPE_MAX))
+        .max(RECORD_TYPES_MAX)
+        .optional(),
+      date_from: IsoDate.optional(),
+      date_to: IsoDate.optional(),
+      notes: z.string().max(RETRIEVAL_NOTES_MAX).optional(),
+      external_id: z.string().max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
+    })
+    .superRefine((body, ctx) => {
+      const fields = body as Record<string, unknown>;
+      for (const [idKey, inlineKey] of PAIRS) {
+        const given = [idKey, inlineKey].filter((key) => fields[key] !== undefined);
+        if (given.length !== 1) {
+          ctx.addIssue({
+            code: "custom",
+            path: [given.length === 0 ? idKey : inlineKey],
+            message: `Give exactly one of ${idKey} or ${inlineKey}`,
+          });
+        }
+      }
+      if (body.date_from !== undefined && body.date_to !== undefined) {
+        if (body.date_from > body.date_to) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["date_to"],
+            message: "Must not be before date_from",
+          });
+        }
+      }
+      const seen = new Set([body.auth_form]);
+      body.attachments?.forEach((upload, index) => {
+        if (seen.has(upload)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["attachments", index],
+            message: "Each upload_id may be used once (auth_form included)",
+          });
+        }
+        seen.add(upload);
+      });
+    });
+}
+
+/** Request body of retrieval request creation (validated against the caller's clock). */
+export const RetrievalRequestCreate = makeRetrievalRequestCreate();
+export type RetrievalRequestCreate = z.infer<typeof RetrievalRequestCreate>;
+
+/** Query of GET /v2/retrieval-requests. */
+export const RetrievalRequestListParams = ListParams.extend({
+  case_id: id.optional(),
+  status: z.enum(RETRIEVAL_STATUSES).optional(),
+  /**
+   * Only requests whose `public_updated_at` is after this instant, oldest
+   * change first (instead of newest created first).
+   */
+  updated_since: IsoDateTime.optional(),
+});
+export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListParams>;
+
+/** Query of GET /v2/retrieval-requests/{id}/documents. */
+export const RetrievalDocumentListParams = ListParams;
+export type RetrievalDocumentListParams = z.infer<typeof RetrievalDocumentListParams>;
+
+/** Rule 2: trimmed, then 1 to 10000 characters. Also what the reference server judges with. */
+export const ActionResponseMessage = z
+  .string()
+  .trim()
+  .min(1, "Must not be empty after trimming whitespace")
+  .max(
+    ACTION_RESPONSE_MESSAGE_MAX,
+    `Must be at most ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming`,
+  );
+
+/** The one optional file of an answer: a case-level upload under the request's case. */
+export const ActionResponseAttachment = z.strictObject({ upload_id: uploadId });
+export type ActionResponseAttachment = z.infer<typeof ActionResponseAttachment>;
+
+/** Request body of the action-response operation. */
+export const ActionResponse = z.strictObject({
+  message: ActionResponseMessage,
+  /** Who at the firm answered; recorded as the responder. @default the API key's identity */
+  requester_email: z.email().optional(),
+  attachment: ActionResponseAttachment.optional(),
+});
+export type ActionResponse = z.input<typeof ActionResponse>;
+
+/** Response of the action-response operation. */
+export const ActionRequestAnswer = z.strictObject({
+  /** The answered action request: the former `pending_action_request.id`. */
+  id: z.string(),
+  retrieval_request_id: z.string(),
+  status: openEnum(["responded"]),
+  responded_at: IsoDateTime,
+});
+export type ActionRequestAnswer = z.infer<typeof ActionRequestAnswer>;
