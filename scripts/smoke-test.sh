@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Smoke test of the published shape: pack the package, install the tarball
+# into a throw-away project outside the repo, and load every entry point with
+# Node 24 through both `import` and `require`, plus the `medrecords` bin.
+#
+# Needs `npm run build` first (dist/). Usage: bash scripts/smoke-test.sh
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NODE="$REPO/node_modules/.bin/node"
+
+if [ ! -x "$NODE" ]; then
+  echo "smoke: $NODE not found; run npm install / npm ci first" >&2
+  exit 1
+fi
+case "$("$NODE" --version)" in
+  v24.*) ;;
+  *)
+    echo "smoke: expected Node 24 at $NODE, got $("$NODE" --version)" >&2
+    exit 1
+    ;;
+esac
+for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
+  if [ ! -f "$REPO/$f" ]; then
+    echo "smoke: $f missing; run npm run build first" >&2
+    exit 1
+  fi
+done
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/medrecords-smoke.XXXXXX")"
+cleanup() { rm -rf "$WORK"; }
+trap cleanup EXIT
+
+# A directory holding only the pinned Node, so that `#!/usr/bin/env node`
+# (the bin, npm itself) runs on Node 24 without exposing the repo's other tools.
+mkdir -p "$WORK/bin"
+ln -s "$NODE" "$WORK/bin/node"
+export PATH="$WORK/bin:$PATH"
+export npm_config_fund=false
+export npm_config_audit=false
+export npm_config_update_notifier=false
+
+MSW_VERSION="$("$NODE" -p 'require(process.argv[1]).version' "$REPO/node_modules/msw/package.json")"
+
+echo "smoke: packing $REPO"
+(cd "$REPO" && npm pack --silent --pack-destination "$WORK" >"$WORK/pack-name.txt")
+TARBALL="$WORK/$(tail -n 1 "$WORK/pack-name.txt")"
+if [ ! -f "$TARBALL" ]; then
+  echo "smoke: npm pack did not produce a tarball (got: $(cat "$WORK/pack-name.txt"))" >&2
+  exit 1
+fi
+echo "smoke: tarball $(basename "$TARBALL") ($(wc -c <"$TARBALL") bytes)"
+
+mkdir -p "$WORK/app"
+cd "$WORK/app"
+npm init -y >/dev/null
+echo "smoke: installing tarball + msw@$MSW_VERSION"
+npm install --no-audit --no-fund "$TARBALL" "msw@$MSW_VERSION"
+
+cat >esm-check.mjs <<'JS'
+import assert from "node:assert/strict";
+import * as root from "medrecords";
+import * as mock from "medrecords/mock";
+import * as webhooks from "medrecords/webhooks";
+
+const { MedRecords } = root;
+assert.equal(typeof MedRecords, "function", "medrecords: MedRecords export is missing");
+assert.match(
+  Function.prototype.toString.call(MedRecords),
+  /^class\b/,
+  "medrecords: MedRecords is not a class",
+);
+assert.equal(
+  typeof mock.createMockService,
+  "function",
+  "medrecords/mock: createMockService export is missing",
+);
+assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
+console.log("smoke: ESM ok (root %d, webhooks %d, mock %d exports)",
+  Object.keys(root).length, Object.keys(webhooks).length, Object.keys(mock).length);
+JS
+
+cat >cjs-check.cjs <<'JS'
+const assert = require("node:assert/strict");
+const root = require("medrecords");
+const webhooks = require("medrecords/webhooks");
+const mock = require("medrecords/mock");
+
+const { MedRecords } = root;
+assert.equal(typeof MedRecords, "function", "medrecords: MedRecords export is missing");
+assert.match(
+  Function.prototype.toString.call(MedRecords),
+  /^class\b/,
+  "medrecords: MedRecords is not a class",
+);
+assert.equal(
+  typeof mock.createMockService,
+  "function",
+  "medrecords/mock: createMockService export is missing",
+);
+assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
+// The CJS build must resolve to the .cjs files, not to the ESM ones.
+for (const id of ["medrecords", "medrecords/webhooks", "medrecords/mock"]) {
+  assert.match(require.resolve(id), /\.cjs$/, `${id}: require resolved to ${require.resolve(id)}`);
+}
+console.log("smoke: CJS ok (root %d, webhooks %d, mock %d exports)",
+  Object.keys(root).length, Object.keys(webhooks).length, Object.keys(mock).length);
+JS
+
+# DESIGN section 2: medrecords must not import msw; medrecords/webhooks must not
+# import ky, msw or the client (nor zod, as its changeset promises). Walk the
+# static import graph of the installed dist files (relative imports followed,
+# bare specifiers collected).
+cat >graph-check.mjs <<'JS'
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+const specifierRe =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g;
+
+function packageName(spec) {
+  const parts = spec.split("/");
+  return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+function importGraph(entry) {
+  const seen = new Set();
+  const bare = new Set();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const [, spec] of readFileSync(file, "utf8").matchAll(specifierRe)) {
+      if (spec.startsWith(".")) stack.push(resolve(dirname(file), spec));
+      else bare.add(packageName(spec));
+    }
+  }
+  return { files: [...seen], bare };
+}
+
+const forbidden = {
+  medrecords: ["msw"],
+  "medrecords/webhooks": ["ky", "zod", "msw"],
+};
+for (const [id, banned] of Object.entries(forbidden)) {
+  for (const file of [require.resolve(id), fileURLToPath(import.meta.resolve(id))]) {
+    const graph = importGraph(file);
+    for (const name of banned) {
+      assert.ok(!graph.bare.has(name), `${id} (${file}) imports ${name}; DESIGN section 2 forbids it`);
+    }
+    if (id === "medrecords/webhooks") {
+      for (const f of graph.files) {
+        assert.doesNotMatch(
+          readFileSync(f, "utf8"),
+          /\bclass MedRecords\b/,
+          `${id} (${file}) pulls in the client through ${f}`,
+        );
+      }
+    }
+  }
+}
+console.log("smoke: import graph ok (medrecords without msw; webhooks without ky, zod, msw or the client)");
+JS
+
+echo "smoke: node $("$NODE" --version)"
+"$NODE" esm-check.mjs
+"$NODE" cjs-check.cjs
+"$NODE" graph-check.mjs
+
+echo "smoke: medrecords --help"
+if [ ! -x node_modules/.bin/medrecords ]; then
+  echo "smoke: node_modules/.bin/medrecords was not installed (bin field)" >&2
+  exit 1
+fi
+set +e
+node_modules/.bin/medrecords --help </dev/null >help.out 2>&1
+help_rc=$?
+set -e
+cat help.out
+if [ "$help_rc" -ne 0 ]; then
+  echo "smoke: medrecords --help exited $help_rc" >&2
+  exit 1
+fi
+
+echo "smoke: all checks passed"
