@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { SignUploadResponse } from "../schemas/uploads.js";
 import { UploadError } from "./errors.js";
 import { isNode, nodePut } from "./node-put.js";
+import type { Core } from "./request.js";
 import { validateInput } from "./request.js";
 
 /**
@@ -167,4 +168,34 @@ async function errorCode(response: Response): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The file name and type a signing endpoint takes. */
+export interface UploadNames {
+  file_name: string;
+  file_type: string;
+}
+
+/**
+ * The whole upload flow over any signing endpoint: resolve name and type,
+ * sign, PUT the bytes (re-signing once on an expired address), and return the
+ * `upload_id` to consume.
+ */
+export async function signAndPut(
+  core: Core,
+  sign: (names: UploadNames) => PromiseLike<SignUploadResponse>,
+  params: UploadParams,
+  where: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  const prepared = prepareUpload(params, where);
+  const names = { file_name: prepared.file_name, file_type: prepared.file_type };
+  const { upload_id } = await putUpload(
+    core.customFetch,
+    () => sign(names),
+    prepared,
+    where,
+    signal,
+  );
+  return upload_id;
 }

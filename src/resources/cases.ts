@@ -2,7 +2,7 @@ import type { APIPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { APIResource } from "../core/resource.js";
-import { prepareUpload, putUpload, type UploadParams } from "../core/uploads.js";
+import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
 import { Case, CaseCreate, CaseListParams, CaseUpdate } from "../schemas/cases.js";
 import { Document, DocumentCreate } from "../schemas/documents.js";
 import { SignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
@@ -112,25 +112,10 @@ export class Cases extends APIResource {
     params: UploadDocumentParams,
     options?: RequestOptions,
   ): Promise<Document> {
+    const { path, ...upload } = params;
+    const sign = (names: UploadNames) => this.signUpload(caseId, names, options);
     const where = "POST /v2/cases/{case_id}/documents";
-    const prepared = prepareUpload(params, where);
-    const sign = () =>
-      this.signUpload(
-        caseId,
-        { file_name: prepared.file_name, file_type: prepared.file_type },
-        options,
-      );
-    const { upload_id } = await putUpload(
-      this.core.customFetch,
-      sign,
-      prepared,
-      where,
-      options?.signal,
-    );
-    return this.createDocument(
-      caseId,
-      { upload_id, ...(params.path !== undefined && { path: params.path }) },
-      options,
-    );
+    const upload_id = await signAndPut(this.core, sign, upload, where, options?.signal);
+    return this.createDocument(caseId, { upload_id, ...(path !== undefined && { path }) }, options);
   }
 }

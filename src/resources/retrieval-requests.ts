@@ -3,7 +3,7 @@ import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import type { Core } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
-import { prepareUpload, putUpload, type UploadParams } from "../core/uploads.js";
+import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
 import { DownloadResponse } from "../schemas/documents.js";
 import {
   ActionRequestAnswer,
@@ -17,9 +17,9 @@ import {
 } from "../schemas/retrieval-requests.js";
 import {
   RetrievalSignUploadRequest,
-  SignUploadRequest,
   SignUploadResponse,
 } from "../schemas/uploads.js";
+import { Cases } from "./cases.js";
 
 export interface RetrievalUploadParams extends UploadParams {
   /**
@@ -307,34 +307,14 @@ export class RetrievalRequests extends APIResource {
    */
   async uploadFile(params: RetrievalUploadParams, options?: RequestOptions): Promise<string> {
     const { case_id, ...upload } = params;
+    const sign = (names: UploadNames) =>
+      case_id === undefined
+        ? this.signUpload(names, options)
+        : new Cases(this.core).signUpload(case_id, names, options);
     const where =
       case_id === undefined
         ? "POST /v2/retrieval-requests/sign-upload"
         : "POST /v2/cases/{case_id}/sign-upload";
-    const prepared = prepareUpload(upload, where);
-    const names = { file_name: prepared.file_name, file_type: prepared.file_type };
-    const sign = () =>
-      case_id === undefined
-        ? this.signUpload(names, options)
-        : this.core.request(
-            {
-              method: "POST",
-              path: "/v2/cases/{case_id}/sign-upload",
-              params: { case_id },
-              body: names,
-              bodySchema: SignUploadRequest,
-              responseSchema: SignUploadResponse,
-              idempotent: true,
-            },
-            options,
-          );
-    const { upload_id } = await putUpload(
-      this.core.customFetch,
-      sign,
-      prepared,
-      where,
-      options?.signal,
-    );
-    return upload_id;
+    return signAndPut(this.core, sign, upload, where, options?.signal);
   }
 }
