@@ -1,9 +1,7 @@
 import { CaseListParams, CaseUpdate, makeCaseCreate } from "../../schemas/cases.js";
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { createCase, getCase, listCases, updateCase } from "../model/cases.js";
-import { toListEnvelope } from "../model/paginate.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+import { type ApiRoute, json, listJson, NoQuery, pageOf, readBody, readQuery } from "./shared.js";
 
 export function caseRoutes(ctx: ModelContext): ApiRoute[] {
   // "date_of_injury in the past" must follow the mock clock, not the machine's.
@@ -25,13 +23,9 @@ export function caseRoutes(ctx: ModelContext): ApiRoute[] {
       handle({ url }) {
         const query = readQuery(url, CaseListParams);
         const page = listCases(ctx, {
-          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-          cursor: query.cursor,
+          ...pageOf(query),
         });
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {

@@ -1,4 +1,3 @@
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { DocumentCreate, DocumentListParams, DocumentUpdate } from "../../schemas/documents.js";
 import {
   createDocument,
@@ -7,9 +6,8 @@ import {
   listDocuments,
   updateDocument,
 } from "../model/documents.js";
-import { toListEnvelope } from "../model/paginate.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+import { type ApiRoute, json, listJson, NoQuery, pageOf, readBody, readQuery } from "./shared.js";
 
 export function documentRoutes(ctx: ModelContext): ApiRoute[] {
   return [
@@ -32,12 +30,9 @@ export function documentRoutes(ctx: ModelContext): ApiRoute[] {
         const page = listDocuments(
           ctx,
           { case_id: query.case_id, archived: query.archived },
-          { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor },
+          { ...pageOf(query) },
         );
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {

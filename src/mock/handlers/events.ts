@@ -1,9 +1,7 @@
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { EventListParams } from "../../schemas/event-list.js";
 import { getEvent, listEvents } from "../model/event-list.js";
-import { toListEnvelope } from "../model/paginate.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, NoQuery, readQuery } from "./shared.js";
+import { type ApiRoute, json, listJson, NoQuery, pageOf, readQuery } from "./shared.js";
 
 /**
  * The event log. Both routes need webhooks:read; each event also needs the
@@ -26,12 +24,9 @@ export function eventRoutes(ctx: ModelContext): ApiRoute[] {
             createdBefore: query.created_before,
             objectId: query.object_id,
           },
-          { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor },
+          { ...pageOf(query) },
         );
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {

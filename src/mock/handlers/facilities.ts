@@ -1,9 +1,7 @@
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { FacilitySearchParams } from "../../schemas/facilities.js";
 import { searchFacilities } from "../model/facilities.js";
-import { toListEnvelope } from "../model/paginate.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, readQuery } from "./shared.js";
+import { type ApiRoute, listJson, pageOf, readQuery } from "./shared.js";
 
 export function facilityRoutes(ctx: ModelContext): ApiRoute[] {
   return [
@@ -14,13 +12,9 @@ export function facilityRoutes(ctx: ModelContext): ApiRoute[] {
       handle({ url }) {
         const query = readQuery(url, FacilitySearchParams);
         const page = searchFacilities(ctx, query.query, {
-          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-          cursor: query.cursor,
+          ...pageOf(query),
         });
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
   ];

@@ -1,6 +1,4 @@
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { RequestorCreate, RequestorListParams, RequestorUpdate } from "../../schemas/requestors.js";
-import { toListEnvelope } from "../model/paginate.js";
 import {
   createRequestor,
   getRequestor,
@@ -8,7 +6,7 @@ import {
   updateRequestor,
 } from "../model/requestors.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+import { type ApiRoute, json, listJson, NoQuery, pageOf, readBody, readQuery } from "./shared.js";
 
 export function requestorRoutes(ctx: ModelContext): ApiRoute[] {
   return [
@@ -28,13 +26,9 @@ export function requestorRoutes(ctx: ModelContext): ApiRoute[] {
       handle({ url }) {
         const query = readQuery(url, RequestorListParams);
         const page = listRequestors(ctx, {
-          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-          cursor: query.cursor,
+          ...pageOf(query),
         });
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import {
   ActionResponse,
   makeRetrievalRequestCreate,
@@ -17,7 +16,7 @@ import {
   listRetrievalRequests,
 } from "../model/retrieval-requests.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, NoQuery, readBody, readQuery } from "./shared.js";
+import { type ApiRoute, json, listJson, NoQuery, pageOf, readBody, readQuery } from "./shared.js";
 
 // The message is judged by the action-response rules (400 action_response_rejected),
 // so the body's shape alone is validated here.
@@ -64,7 +63,7 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
         const page = listRetrievalRequests(
           ctx,
           { case_id: query.case_id, status: query.status, updated_since: query.updated_since },
-          { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor },
+          { ...pageOf(query) },
         );
         return json(200, {
           ...toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
@@ -88,13 +87,9 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       handle({ url, params }) {
         const query = readQuery(url, RetrievalDocumentListParams);
         const page = listRetrievalDocuments(ctx, params.id as string, {
-          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-          cursor: query.cursor,
+          ...pageOf(query),
         });
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {

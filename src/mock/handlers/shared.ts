@@ -1,8 +1,9 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import { z } from "zod";
-import { requestErrorCode } from "../../schemas/common.js";
+import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
 import { validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
+import { type Page, toListEnvelope } from "../model/paginate.js";
 import type { PathParams } from "../router.js";
 
 export interface ApiCall {
@@ -106,4 +107,17 @@ export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S>
   const parsed = schema.safeParse(query);
   if (!parsed.success) throw validationError(parsed.error.issues, "query");
   return parsed.data;
+}
+
+/** `limit` with its default, and `cursor`: the paging part of any list query. */
+export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }) {
+  return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor };
+}
+
+/** A page as the list envelope, its links built from the request's own address. */
+export function listJson<T>(ctx: { baseUrl: string }, url: URL, page: Page<T>): Response {
+  return json(
+    200,
+    toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
+  );
 }

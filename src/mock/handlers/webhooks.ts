@@ -1,7 +1,5 @@
-import { DEFAULT_PAGE_LIMIT } from "../../schemas/common.js";
 import { WebhookCreate, WebhookDeliveryListParams, WebhookUpdate } from "../../schemas/webhooks.js";
 import { requireScope } from "../model/api-keys.js";
-import { toListEnvelope } from "../model/paginate.js";
 import type { ModelContext } from "../model/state.js";
 import {
   createWebhook,
@@ -13,7 +11,16 @@ import {
   testWebhook,
   updateWebhook,
 } from "../model/webhooks.js";
-import { type ApiRoute, json, NoQuery, readBody, readNoBody, readQuery } from "./shared.js";
+import {
+  type ApiRoute,
+  json,
+  listJson,
+  NoQuery,
+  pageOf,
+  readBody,
+  readNoBody,
+  readQuery,
+} from "./shared.js";
 
 export function webhookRoutes(ctx: ModelContext): ApiRoute[] {
   return [
@@ -87,13 +94,9 @@ export function webhookRoutes(ctx: ModelContext): ApiRoute[] {
       handle({ url, params }) {
         const query = readQuery(url, WebhookDeliveryListParams);
         const page = listDeliveries(ctx, params.id as string, {
-          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-          cursor: query.cursor,
+          ...pageOf(query),
         });
-        return json(
-          200,
-          toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-        );
+        return listJson(ctx, url, page);
       },
     },
     {
