@@ -15,10 +15,7 @@ import {
   RetrievalRequestList,
   RetrievalRequestListParams,
 } from "../schemas/retrieval-requests.js";
-import {
-  RetrievalSignUploadRequest,
-  SignUploadResponse,
-} from "../schemas/uploads.js";
+import { RetrievalSignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
 import { Cases } from "./cases.js";
 
 export interface RetrievalUploadParams extends UploadParams {
