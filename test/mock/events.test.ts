@@ -167,6 +167,22 @@ describe("order and pagination", () => {
     expectError(await api.get("/v2/events?cursor=bogus"), 400, "validation_error");
     expectError(await api.get("/v2/events?unknown=1"), 400, "validation_error");
   });
+  it("refuses a cursor of another list, even when the filtered list is empty", async () => {
+    const { mock, api } = setup();
+    for (let i = 0; i < 3; i++) {
+      statusChanged(mock, "rr_x");
+      await api.post("/v2/cases", { title: `Case ${i}`, client_name: "Jane Doe" });
+    }
+    const casePage = await api.get<{ next: string }>("/v2/cases?limit=1");
+    const caseCursor = new URL(casePage.body.next).searchParams.get("cursor");
+    expectError(await api.get(`/v2/events?cursor=${caseCursor}`), 400, "validation_error");
+
+    const eventPage = await list(api, "?limit=1");
+    const eventCursor = new URL(eventPage.next as string).searchParams.get("cursor");
+    const empty = await list(api, `?object_id=rr_none&cursor=${eventCursor}`);
+    expect(empty.results).toEqual([]);
+    expectError(await api.get(`/v2/cases?cursor=${eventCursor}`), 400, "validation_error");
+  });
 });
 
 describe("filters", () => {

@@ -13,8 +13,7 @@ import type { Scope } from "../../schemas/scopes.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
 import type { EventLogEntry, StoredEvent } from "./event-log.js";
-import { fromBase64Url, toBase64Url } from "./ids.js";
-import type { Page, PageRequest } from "./paginate.js";
+import { type Page, type PageRequest, paginate } from "./paginate.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 /**
@@ -109,84 +108,16 @@ export function listEvents(
     }
     matching.push({ ms, seq: stored.seq, stored });
   }
-  const page = keysetPage(matching, request);
+  // Newest first by created_at, then by log sequence: webhook.disabled is
+  // stamped with its failed attempt's time, which may precede events logged before it.
+  const page = paginate(matching, (item) => [item.ms, item.seq], request, 2);
   return { ...page, results: page.results.map((item) => render(item.stored)) };
 }
 
-interface Position {
+interface Keyed {
   ms: number;
   seq: number;
-}
-
-interface Keyed extends Position {
   stored: StoredEvent;
-}
-
-/** Negative when `a` is listed before `b` (newer, or as new and logged later). */
-function compareNewestFirst(a: Position, b: Position): number {
-  return b.ms - a.ms || b.seq - a.seq;
-}
-
-interface Cursor extends Position {
-  direction: "next" | "previous";
-}
-
-function encodeCursor(cursor: Cursor): string {
-  const text = `e${cursor.direction === "next" ? "n" : "p"}.${cursor.ms}.${cursor.seq}`;
-  return toBase64Url(new TextEncoder().encode(text));
-}
-
-function decodeCursor(value: string): Cursor {
-  const bytes = fromBase64Url(value);
-  const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);
-  const match = /^e([np])\.(-?\d{1,16})\.(\d{1,15})$/.exec(text);
-  if (match === null) throw new MockApiError(400, "validation_error", "cursor: Invalid cursor");
-  return {
-    direction: match[1] === "n" ? "next" : "previous",
-    ms: Number(match[2]),
-    seq: Number(match[3]),
-  };
-}
-
-/** The same page shapes as `paginate()` in paginate.ts, keyed by (created_at, sequence). */
-function keysetPage(items: Keyed[], request: PageRequest): Page<Keyed> {
-  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
-  const sorted = items.sort(compareNewestFirst);
-  const { limit } = request;
-
-  let start: number;
-  let end: number;
-  if (cursor === undefined) {
-    start = 0;
-    end = Math.min(limit, sorted.length);
-  } else if (cursor.direction === "next") {
-    start = sorted.findIndex((item) => compareNewestFirst(cursor, item) < 0);
-    if (start === -1) start = sorted.length;
-    end = Math.min(start + limit, sorted.length);
-  } else {
-    // The previous page is the `limit` items just above the cursor, still newest first.
-    end = sorted.findIndex((item) => compareNewestFirst(cursor, item) <= 0);
-    if (end === -1) end = sorted.length;
-    start = Math.max(0, end - limit);
-  }
-
-  const results = sorted.slice(start, end);
-  const first = results[0];
-  const last = results[results.length - 1];
-  // On an empty page the cursor's own position is the boundary to point back to.
-  const upper = first ?? cursor;
-  const lower = last ?? cursor;
-  return {
-    results,
-    nextCursor:
-      end < sorted.length && lower !== undefined
-        ? encodeCursor({ direction: "next", ms: lower.ms, seq: lower.seq })
-        : null,
-    previousCursor:
-      start > 0 && upper !== undefined
-        ? encodeCursor({ direction: "previous", ms: upper.ms, seq: upper.seq })
-        : null,
-  };
 }
 
 /** An instant of a query bound: whole milliseconds, and whether digits below a millisecond follow. */

@@ -9,26 +9,45 @@ import { fromBase64Url, toBase64Url } from "./ids.js";
 
 type Direction = "next" | "previous";
 
+/**
+ * Where an item stands in a list: one number (a creation sequence) or a tuple
+ * compared left to right (the event log's created_at, then sequence). Lists
+ * are greatest key first, which is newest first.
+ */
+export type PageKey = number | readonly number[];
+
 interface Cursor {
   direction: Direction;
-  /** Sequence of the item the page continues from (exclusive). */
-  seq: number;
+  /** Key of the item the page continues from (exclusive). */
+  key: readonly number[];
+}
+
+const asTuple = (key: PageKey): readonly number[] => (typeof key === "number" ? [key] : key);
+
+/** Negative when `a` is listed before `b` (a greater key). */
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (b[i] ?? 0) - (a[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
 }
 
 export function encodeCursor(cursor: Cursor): string {
-  const text = `${cursor.direction === "next" ? "n" : "p"}.${cursor.seq}`;
+  const text = `${cursor.direction === "next" ? "n" : "p"}.${cursor.key.join(".")}`;
   return toBase64Url(new TextEncoder().encode(text));
 }
 
-/** Decodes a cursor or throws 400 validation_error. */
-export function decodeCursor(value: string): Cursor {
+/** Decodes a cursor of `arity` key parts or throws 400 validation_error. */
+export function decodeCursor(value: string, arity: number): Cursor {
   const bytes = fromBase64Url(value);
   const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);
-  const match = /^([np])\.(\d{1,15})$/.exec(text);
-  if (match === null) {
+  const match = /^([np])((?:\.-?\d{1,16})+)$/.exec(text);
+  const key = match?.[2]?.slice(1).split(".").map(Number);
+  if (match === null || key === undefined || key.length !== arity) {
     throw new MockApiError(400, "validation_error", "cursor: Invalid cursor");
   }
-  return { direction: match[1] === "n" ? "next" : "previous", seq: Number(match[2]) };
+  return { direction: match[1] === "n" ? "next" : "previous", key };
 }
 
 export interface PageRequest {
@@ -42,14 +61,20 @@ export interface Page<T> {
   previousCursor: string | null;
 }
 
-/** One page of `items` (any order; filtering already applied). */
+/**
+ * One page of `items` (any order; filtering already applied), greatest key
+ * first. `arity` is the number of parts of every key, so that a cursor of
+ * another list is refused even when this one is empty.
+ */
 export function paginate<T>(
   items: Iterable<T>,
-  seqOf: (item: T) => number,
+  keyOf: (item: T) => PageKey,
   request: PageRequest,
+  arity = 1,
 ): Page<T> {
-  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
-  const sorted = [...items].sort((a, b) => seqOf(b) - seqOf(a));
+  const keyed = [...items].map((item) => ({ item, key: asTuple(keyOf(item)) }));
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, arity);
+  const sorted = keyed.sort((a, b) => compareKeys(a.key, b.key));
   const { limit } = request;
 
   let start: number;
@@ -58,31 +83,28 @@ export function paginate<T>(
     start = 0;
     end = Math.min(limit, sorted.length);
   } else if (cursor.direction === "next") {
-    start = sorted.findIndex((item) => seqOf(item) < cursor.seq);
+    start = sorted.findIndex(({ key }) => compareKeys(cursor.key, key) < 0);
     if (start === -1) start = sorted.length;
     end = Math.min(start + limit, sorted.length);
   } else {
     // The previous page is the `limit` items just above the cursor, still shown newest first.
-    end = sorted.findIndex((item) => seqOf(item) <= cursor.seq);
+    end = sorted.findIndex(({ key }) => compareKeys(cursor.key, key) <= 0);
     if (end === -1) end = sorted.length;
     start = Math.max(0, end - limit);
   }
 
-  const results = sorted.slice(start, end);
-  const first = results[0];
-  const last = results[results.length - 1];
+  const page = sorted.slice(start, end);
   // On an empty page the cursor's own position is the boundary to point back to.
-  const upper = first === undefined ? cursor?.seq : seqOf(first);
-  const lower = last === undefined ? cursor?.seq : seqOf(last);
-
+  const upper = page[0]?.key ?? cursor?.key;
+  const lower = page[page.length - 1]?.key ?? cursor?.key;
   return {
-    results,
+    results: page.map(({ item }) => item),
     nextCursor:
       end < sorted.length && lower !== undefined
-        ? encodeCursor({ direction: "next", seq: lower })
+        ? encodeCursor({ direction: "next", key: lower })
         : null,
     previousCursor:
-      start > 0 && upper !== undefined ? encodeCursor({ direction: "previous", seq: upper }) : null,
+      start > 0 && upper !== undefined ? encodeCursor({ direction: "previous", key: upper }) : null,
   };
 }
 
