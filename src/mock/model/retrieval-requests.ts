@@ -189,12 +189,6 @@ export interface RetrievalRequestPage extends Page<RetrievalRequest> {
   nextPublicUpdatedSince: string | null;
 }
 
-// Keyset pagination walks newest first by a sequence; for the poll the
-// sequence is this bound minus public_updated_at (unique, see
-// retrieval-state.ts), so "newest first" is "oldest change first" and a
-// cursor still names a position, not an offset.
-const POLL_ORDER_BOUND = 1e15;
-
 /**
  * Without `updated_since`: newest created first, like every list. With it:
  * requests whose public_updated_at is after it, oldest change first, so that
@@ -216,11 +210,10 @@ export function listRetrievalRequests(
   const result =
     sinceMs === undefined
       ? paginate(matching, (stored) => stored.seq, page)
-      : paginate(
-          matching,
-          (stored) => POLL_ORDER_BOUND - Date.parse(stored.value.public_updated_at),
-          page,
-        );
+      : // Keyset pagination lists the greatest key first; the negated
+        // public_updated_at (unique, see retrieval-state.ts) makes that the
+        // oldest change first, and a cursor still names a position.
+        paginate(matching, (stored) => -Date.parse(stored.value.public_updated_at), page);
   const results = result.results.map((stored) => renderRetrievalRequest(ctx, stored));
   const greatest = results.reduce<string | null>(
     (max, r) =>
