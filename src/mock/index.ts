@@ -1,5 +1,20 @@
 /** `medrecords/mock`: the stateful reference server for tests. */
 export type { MockClock } from "./clock.js";
+export { createMockService } from "./create-mock-service.js";
+export type {
+  MockFaultConfig,
+  MockFaultOptions,
+  MockFaultReorder,
+  MockFaultStatus,
+  MockFaults,
+  MockFaultTiming,
+} from "./faults.js";
+export {
+  type MockServer,
+  MockServerListenError,
+  type MockServerOptions,
+  startMockServer,
+} from "./http-server.js";
 export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
 export type { DeliveryMode, InboxDelivery } from "./model/delivery.js";
 export { MOCK_FACILITIES } from "./model/facilities.js";
@@ -11,10 +26,10 @@ export type {
   MockRecordFile,
   MockRetrievalRequests,
 } from "./retrieval-control.js";
-export {
-  createMockService,
-  type MockApiKeys,
-  type MockDeliveries,
-  type MockService,
-  type MockServiceOptions,
+export type {
+  MockApiKeys,
+  MockDeliveries,
+  MockService,
+  MockServiceCore,
+  MockServiceOptions,
 } from "./service.js";

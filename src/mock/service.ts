@@ -1,15 +1,9 @@
-import { type HttpHandler, http } from "msw";
+import type { HttpHandler } from "msw";
+import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createMockClock, type MockClock } from "./clock.js";
-import { caseRoutes } from "./handlers/cases.js";
-import { documentRoutes } from "./handlers/documents.js";
-import { eventRoutes } from "./handlers/events.js";
-import { facilityRoutes } from "./handlers/facilities.js";
-import { requestorRoutes } from "./handlers/requestors.js";
-import { retrievalRequestRoutes } from "./handlers/retrieval-requests.js";
-import { type ApiRoute, json, type StorageRoute } from "./handlers/shared.js";
+import { createFaultController, type MockFaults } from "./faults.js";
+import { type ApiRoute, apiErrorResponse, json, type StorageRoute } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
-import { uploadRoutes } from "./handlers/uploads.js";
-import { webhookRoutes } from "./handlers/webhooks.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions, requireScope } from "./model/api-keys.js";
 import {
@@ -23,6 +17,7 @@ import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
 import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
+import { apiRoutes } from "./routes.js";
 
 export interface MockServiceOptions {
   /** API origin and nothing else (no path). @default "https://api.medrecords.test" */
@@ -64,6 +59,8 @@ export interface MockServiceOptions {
 export interface InternalMockServiceOptions {
   /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
   deliveryTimeoutMs?: number;
+  /** Sees every answer of the API origin, e.g. to check it against openapi.json. */
+  onApiResponse?: (request: Request, response: Response) => void;
 }
 
 export interface MockDeliveries {
@@ -78,11 +75,13 @@ export interface MockApiKeys {
   create(options?: CreateApiKeyOptions): string;
 }
 
-export interface MockService {
+/**
+ * Everything of a reference server but its MSW handlers: what
+ * `startMockServer` and the CLI serve, so neither needs msw installed.
+ */
+export interface MockServiceCore {
   readonly baseUrl: string;
   readonly storageUrl: string;
-  /** MSW handlers for the API origin and the presigned storage origin. */
-  readonly handlers: HttpHandler[];
   /** Answers a request to one of the mock's origins; undefined for any other origin. */
   handle(request: Request): Promise<Response | undefined>;
   /** A `fetch` that serves the mock's origins and rejects with a TypeError for any other. */
@@ -94,17 +93,30 @@ export interface MockService {
   /** The provider's side of retrieval requests: status, action requests, records, invoices. */
   readonly retrievalRequests: MockRetrievalRequests;
   /**
-   * Empties every resource and the inbox; API keys and the clock stay as they
-   * are. Retries still pending on the clock find their webhook gone and stop.
+   * Fault injection: latency, 5xx, 429 bursts and dropped connections on the
+   * API origin; duplicated, reordered and clock-skewed webhook deliveries.
+   * `set(options)` replaces the configuration, `clear()` removes every fault,
+   * `current()` reports it (with the PRNG seed).
+   */
+  readonly faults: MockFaults;
+  /**
+   * Empties every resource and the inbox; API keys, the clock and the fault
+   * configuration stay as they are. Retries still pending on the clock find
+   * their webhook gone and stop.
    */
   reset(): void;
 }
 
-// The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
-const contexts = new WeakMap<MockService, ModelContext>();
+export interface MockService extends MockServiceCore {
+  /** MSW handlers for the API origin and the presigned storage origin. */
+  readonly handlers: HttpHandler[];
+}
 
-/** The model context of a service made by `createMockService`. */
-export function contextOf(mock: MockService): ModelContext {
+// The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
+const contexts = new WeakMap<MockServiceCore, ModelContext>();
+
+/** The model context of a service made by `createMockService` or `startMockServer`. */
+export function contextOf(mock: MockServiceCore): ModelContext {
   const ctx = contexts.get(mock);
   if (ctx === undefined) throw new TypeError("Not a service made by createMockService.");
   return ctx;
@@ -113,20 +125,17 @@ export function contextOf(mock: MockService): ModelContext {
 export const DEFAULT_BASE_URL = "https://api.medrecords.test";
 export const DEFAULT_STORAGE_URL = "https://storage.medrecords.test";
 
-export function createMockService(options: MockServiceOptions = {}): MockService {
-  return createMockServiceInternal(options, {});
-}
-
-export function createMockServiceInternal(
+export function createMockServiceCore(
   options: MockServiceOptions,
-  internal: InternalMockServiceOptions,
-): MockService {
+  internal: InternalMockServiceOptions = {},
+): MockServiceCore {
   const baseUrl = toOrigin(options.baseUrl ?? DEFAULT_BASE_URL, "baseUrl");
   const storageUrl = toOrigin(options.storageUrl ?? DEFAULT_STORAGE_URL, "storageUrl");
   if (baseUrl === storageUrl) {
     throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
   }
   const clock = createMockClock(options.now ?? Date.now());
+  const faults = createFaultController();
   const ctx: ModelContext = {
     clock,
     baseUrl,
@@ -137,29 +146,23 @@ export function createMockServiceInternal(
       mode: options.delivery,
       fetch: options.fetch,
       timeoutMs: internal.deliveryTimeoutMs,
+      faults: faults.delivery,
     }),
     state: createState(),
   };
   const keys = new ApiKeyStore();
 
   const api = new Router<ApiRoute>();
-  for (const route of [
-    ...caseRoutes(ctx),
-    ...uploadRoutes(ctx),
-    ...documentRoutes(ctx),
-    ...webhookRoutes(ctx),
-    ...retrievalRequestRoutes(ctx),
-    ...facilityRoutes(ctx),
-    ...requestorRoutes(ctx),
-    ...eventRoutes(ctx),
-  ]) {
-    api.add(route.method, route.pattern, route);
-  }
+  for (const route of apiRoutes(ctx)) api.add(route.method, route.pattern, route);
   const storage = new Router<StorageRoute>();
   for (const route of storageRoutes(ctx)) storage.add(route.method, route.pattern, route);
 
   // Check order: auth, route, scope; the route's handler then validates, finds, applies rules.
   async function serveApi(request: Request, url: URL, requestId: string): Promise<Response> {
+    // The API's description is public, as a real service's would be: tools read it without a key.
+    if (request.method === "GET" && url.pathname === OPENAPI_PATH) {
+      return json(200, openApiDocument());
+    }
     const apiKey = keys.authenticate(request.headers.get("authorization"));
     const match = api.match(request.method, url.pathname);
     if (match === undefined) throw notFound(`No endpoint ${request.method} ${url.pathname}.`);
@@ -178,16 +181,23 @@ export function createMockServiceInternal(
     const isApi = url.origin === baseUrl;
     if (!isApi && url.origin !== storageUrl) return undefined;
     const requestId = newRequestId();
-    let response: Response;
-    try {
-      response = isApi ? await serveApi(request, url, requestId) : await serveStorage(request, url);
-    } catch (error) {
-      response = errorResponse(error);
-    }
-    response.headers.set("x-request-id", requestId);
-    // The service's own time, as a real server's Date header: the event poller reads it for retention.
-    response.headers.set("date", clock.now().toUTCString());
-    return response;
+    const answer = async (serve: () => Promise<Response>) => {
+      let response: Response;
+      try {
+        response = await serve();
+      } catch (error) {
+        response = errorResponse(error);
+      }
+      response.headers.set("x-request-id", requestId);
+      // The service's own time, as a real server's Date header: the event poller reads it for retention.
+      response.headers.set("date", clock.now().toUTCString());
+      if (isApi) internal.onApiResponse?.(request, response);
+      return response;
+    };
+    // A dropped connection comes back as Response.error() (see faults.ts).
+    return faults.serve(request, isApi, answer, () =>
+      isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
+    );
   }
 
   async function mockFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -199,18 +209,22 @@ export function createMockServiceInternal(
         `medrecords mock fetch: ${new URL(request.url).origin} is neither ${baseUrl} nor ${storageUrl}.`,
       );
     }
+    if (response.type === "error") {
+      // Aborted while an injected latency ran: reject as fetch does, with the abort reason.
+      request.signal.throwIfAborted();
+      // What undici throws for a reset connection, so clients classify it as a network error.
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("The mock dropped the connection (mock.faults)."), {
+          code: "ECONNRESET",
+        }),
+      });
+    }
     return response;
   }
 
-  const handlers: HttpHandler[] = [
-    http.all(`${baseUrl}/*`, ({ request }) => handle(request)),
-    http.all(`${storageUrl}/*`, ({ request }) => handle(request)),
-  ];
-
-  const service: MockService = {
+  const service: MockServiceCore = {
     baseUrl,
     storageUrl,
-    handlers,
     handle,
     fetch: mockFetch,
     apiKeys: { create: (createOptions) => keys.create(createOptions) },
@@ -220,6 +234,7 @@ export function createMockServiceInternal(
       inbox: ctx.delivery.inbox,
     },
     retrievalRequests: createRetrievalControl(ctx),
+    faults: faults.faults,
     reset() {
       ctx.state = createState();
       ctx.delivery.inbox.length = 0;
@@ -230,11 +245,7 @@ export function createMockServiceInternal(
 }
 
 function errorResponse(error: unknown): Response {
-  if (error instanceof MockApiError) {
-    const response = json(error.status, { error: { code: error.code, message: error.message } });
-    for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
-    return response;
-  }
+  if (error instanceof MockApiError) return apiErrorResponse(error);
   // A bug in the mock: answer like a failing service rather than crash the test's fetch.
   const reason = error instanceof Error ? error.message : String(error);
   return json(500, {

@@ -4,13 +4,14 @@
  * (`retrievalRequests.setStatus(...)` and friends) once it exists.
  */
 
+import { createMockServiceInternal } from "./create-mock-service.js";
 import type { EventLogEntry } from "./model/event-log.js";
 import { emitEvent } from "./model/events.js";
 import {
   contextOf,
-  createMockServiceInternal,
   type InternalMockServiceOptions,
   type MockService,
+  type MockServiceCore,
   type MockServiceOptions,
 } from "./service.js";
 
@@ -24,7 +25,7 @@ export function createMockServiceForTesting(
 
 /** Emits an event as the service would: logged, then delivered to subscribed webhooks. */
 export function emitEventForTesting(
-  mock: MockService,
+  mock: MockServiceCore,
   type: string,
   data: Record<string, unknown>,
   options: { requestId?: string; id?: string } = {},
@@ -33,7 +34,7 @@ export function emitEventForTesting(
 }
 
 /** The event log, oldest first, until GET /v2/events exists. */
-export function eventLogForTesting(mock: MockService): EventLogEntry[] {
+export function eventLogForTesting(mock: MockServiceCore): EventLogEntry[] {
   return [...contextOf(mock).state.events.values()]
     .sort((a, b) => a.seq - b.seq)
     .map((stored) => ({ ...stored.value, data: { ...stored.value.data } }));

@@ -1,12 +1,19 @@
 import { z } from "zod";
 
 /**
+ * The open part of every `openEnum`: any other string. One shared instance,
+ * so that the OpenAPI generator can recognise it and write `{ type: "string" }`
+ * (zod has no JSON Schema for a custom type).
+ */
+export const OpenEnumOther = z.custom<string & {}>((v) => typeof v === "string");
+
+/**
  * An enum in a response: the values the spec lists, typed as that union plus
  * `string & {}` so that a value the service adds later neither breaks parsing
  * nor erases editor completion of the known ones.
  */
 export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.union([z.enum(values), z.custom<string & {}>((v) => typeof v === "string")]);
+  return z.union([z.enum(values), OpenEnumOther]);
 }
 
 /** A calendar date, `YYYY-MM-DD`, that exists (no 2023-02-29). */
@@ -17,10 +24,14 @@ export type IsoDate = z.infer<typeof IsoDate>;
 export const IsoDateTime = z.iso.datetime({ offset: true });
 export type IsoDateTime = z.infer<typeof IsoDateTime>;
 
-/** A MIME type such as `application/pdf`, parameters allowed. */
+/**
+ * A MIME type such as `application/pdf`, parameters allowed, in any case.
+ * Both cases are spelled out instead of an `i` flag, which a JSON Schema
+ * pattern (the OpenAPI document) cannot carry.
+ */
 export const MimeType = z
   .string()
-  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;.*)?$/i, "Invalid MIME type");
+  .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;.*)?$/, "Invalid MIME type");
 
 /**
  * Whether a date lies in the past relative to `nowMs`: the date is read as

@@ -1,5 +1,5 @@
 /** Producing event log entries in the reference server, for the event log and poller tests. */
-import type { MockService } from "../../src/mock/index.js";
+import type { MockServiceCore } from "../../src/mock/index.js";
 import { appendEvent, type EventLogEntry } from "../../src/mock/model/event-log.js";
 import { contextOf } from "../../src/mock/service.js";
 import { emitEventForTesting } from "../../src/mock/testing.js";
@@ -11,7 +11,7 @@ export const WEBHOOK_DISABLED = "webhook.disabled";
 
 /** A `status_changed` about `retrievalRequestId`, at the mock clock's time. */
 export function statusChanged(
-  mock: MockService,
+  mock: MockServiceCore,
   retrievalRequestId = "rr_1",
   options: { requestId?: string } = {},
 ): EventLogEntry {
@@ -30,7 +30,7 @@ export function statusChanged(
   );
 }
 
-export function actionRequired(mock: MockService, retrievalRequestId = "rr_1"): EventLogEntry {
+export function actionRequired(mock: MockServiceCore, retrievalRequestId = "rr_1"): EventLogEntry {
   return emitEventForTesting(mock, ACTION_REQUIRED, {
     retrieval_request_id: retrievalRequestId,
     case_id: "case_1",
@@ -39,7 +39,10 @@ export function actionRequired(mock: MockService, retrievalRequestId = "rr_1"): 
   });
 }
 
-export function documentsAvailable(mock: MockService, retrievalRequestId = "rr_1"): EventLogEntry {
+export function documentsAvailable(
+  mock: MockServiceCore,
+  retrievalRequestId = "rr_1",
+): EventLogEntry {
   return emitEventForTesting(mock, DOCUMENTS_AVAILABLE, {
     retrieval_request_id: retrievalRequestId,
     case_id: null,
@@ -53,7 +56,7 @@ export function documentsAvailable(mock: MockService, retrievalRequestId = "rr_1
  * failed attempt's time `atMs`, which may be earlier than events logged before it.
  */
 export function webhookDisabled(
-  mock: MockService,
+  mock: MockServiceCore,
   webhookId = "wh_1",
   atMs = mock.clock.now().getTime(),
 ): EventLogEntry {

@@ -1,7 +1,7 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import { z } from "zod";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
-import { validationError } from "../http-error.js";
+import { type MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
 import { type Page, toListEnvelope } from "../model/paginate.js";
 import type { PathParams } from "../router.js";
@@ -38,6 +38,13 @@ export function json(status: number, body: unknown): Response {
     status,
     headers: { "content-type": "application/json" },
   });
+}
+
+/** The spec's error body `{ error: { code, message } }` with the error's extra headers. */
+export function apiErrorResponse(error: MockApiError): Response {
+  const response = json(error.status, { error: { code: error.code, message: error.message } });
+  for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
+  return response;
 }
 
 /** For endpoints that take no query parameters: any parameter is unknown. */

@@ -17,6 +17,7 @@ import {
   type WebhookDelivery,
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
+import type { DeliveryFaults } from "../faults.js";
 import { appendEvent } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
@@ -51,12 +52,15 @@ export interface DeliveryRuntime {
    * inbox) in the order they were made.
    */
   signing: Promise<unknown>;
+  /** Injected faults (`mock.faults`): clock skew, duplicates, reordering. */
+  readonly faults: DeliveryFaults | undefined;
 }
 
 export function createDeliveryRuntime(options: {
   mode?: DeliveryMode | undefined;
   fetch?: typeof fetch | undefined;
   timeoutMs?: number | undefined;
+  faults?: DeliveryFaults | undefined;
 }): DeliveryRuntime {
   const mode = options.mode ?? "fetch";
   if (mode !== "fetch" && mode !== "inbox") {
@@ -69,12 +73,20 @@ export function createDeliveryRuntime(options: {
     inflight: new Set(),
     inbox: [],
     signing: Promise.resolve(),
+    faults: options.faults,
   };
 }
 
-/** Awaits every attempt in flight, including any that starts meanwhile. */
+/**
+ * Awaits every attempt in flight, including any that starts meanwhile; an
+ * attempt held back by `mock.faults` reordering is sent now.
+ */
 export async function flushDeliveries(runtime: DeliveryRuntime): Promise<void> {
-  while (runtime.inflight.size > 0) await Promise.allSettled([...runtime.inflight]);
+  for (;;) {
+    runtime.faults?.release();
+    if (runtime.inflight.size === 0) return;
+    await Promise.allSettled([...runtime.inflight]);
+  }
 }
 
 /** Registers work with `flush()` and returns it unchanged. */
@@ -134,7 +146,7 @@ export async function sendAttempt(
     const signed = await signWebhook({
       payload: event.body,
       secret: webhook.secret,
-      timestamp: Math.floor(sentAtMs / 1000),
+      timestamp: Math.floor((runtime.faults?.signedAtMs(sentAtMs) ?? sentAtMs) / 1000),
     });
     const headers = { "content-type": "application/json", ...signed };
     // Recorded inside the queue's turn, so the inbox keeps the order attempts were made in.
@@ -327,18 +339,34 @@ function isDeliverable(webhook: StoredWebhook, event: OutgoingEvent): boolean {
   return webhook.value.is_enabled && (webhook.value.events as string[]).includes(event.type);
 }
 
+/**
+ * `copy` marks a duplicate injected by `mock.faults`: sent, never recorded.
+ * `released` marks an attempt coming out of the reordering hold.
+ */
 function runAttempt(
   ctx: ModelContext,
   state: MockState,
   webhookId: string,
   event: OutgoingEvent,
   attempt: number,
+  copy = false,
+  released = false,
 ): void {
   const webhook = state.webhooks.get(webhookId);
   // A reset, a deletion, a disable or an unsubscribe since the event cancels what is left of it.
   if (ctx.state !== state || webhook === undefined || !isDeliverable(webhook, event)) return;
+  const faults = ctx.delivery.faults;
+  const again = () => runAttempt(ctx, state, webhookId, event, attempt, copy, true);
+  if (!released && faults?.hold(again)) return;
+  if (copy) {
+    void track(ctx.delivery, sendAttempt(ctx, webhook, event, attempt));
+    return;
+  }
+  // Drawn when the attempt is made, so the choice does not depend on when answers arrive.
+  const duplicate = faults?.duplicate() ?? false;
   const work = async () => {
     const outcome = await sendAttempt(ctx, webhook, event, attempt);
+    if (duplicate) runAttempt(ctx, state, webhookId, event, attempt, true);
     // Deleted (or reset away) while in flight: its history went with it.
     if (ctx.state !== state || state.webhooks.get(webhookId) !== webhook) return;
     const delay = outcome.success ? undefined : WEBHOOK_RETRY_DELAYS_MS[attempt - 1];

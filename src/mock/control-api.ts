@@ -1,0 +1,214 @@
+/**
+ * The control API under `/__mock/` (DESIGN section 8 over HTTP): the same
+ * calls a JavaScript test makes on the service object, as JSON endpoints, so
+ * a test suite in any language can drive the clock, the provider's side of
+ * retrieval requests, faults, keys and the delivery inbox.
+ *
+ * No authentication: it listens on loopback, like any test double. Bodies are
+ * validated here only as far as JSON goes; the service's own methods check
+ * their arguments (TypeError, answered 400) and the moves they allow (Error,
+ * answered 409), so the two surfaces cannot drift apart.
+ */
+import { z } from "zod";
+import { SCOPES } from "../schemas/scopes.js";
+import type { MockFaultOptions } from "./faults.js";
+import { apiErrorResponse, json } from "./handlers/shared.js";
+import { MockApiError, notFound, validationError } from "./http-error.js";
+import type { MockRetrievalRequests } from "./retrieval-control.js";
+import { Router } from "./router.js";
+import type { MockServiceCore } from "./service.js";
+
+type ControlHandler = (call: {
+  request: Request;
+  params: Record<string, string>;
+}) => Promise<Response> | Response;
+
+const ApiKeyInput = z.strictObject({ scopes: z.array(z.enum(SCOPES)).optional() });
+const AdvanceInput = z.strictObject({ by: z.union([z.number(), z.string()]) });
+const SetClockInput = z.strictObject({ now: z.union([z.string(), z.number()]) });
+const RecordFileInput = z
+  .strictObject({
+    file_name: z.string(),
+    file_type: z.string(),
+    /** UTF-8 text. */
+    content: z.string().optional(),
+    /** Binary bytes, base64. */
+    content_base64: z.base64().optional(),
+  })
+  .refine((file) => (file.content === undefined) !== (file.content_base64 === undefined), {
+    message: "Give exactly one of content (UTF-8 text) and content_base64",
+  });
+const ReleaseInput = z.strictObject({ files: z.array(RecordFileInput) });
+const InvoiceInput = z.strictObject({
+  file_name: z.string(),
+  ready: z.boolean().optional(),
+  file_type: z.string().optional(),
+  content: z.string().optional(),
+  amount: z.number().nullable().optional(),
+  records_fee: z.number().nullable().optional(),
+});
+
+/** Every endpoint, for `GET /__mock` and docs/reference-server.md. */
+export const CONTROL_ENDPOINTS = [
+  "GET    /__mock",
+  "POST   /__mock/api-keys",
+  "GET    /__mock/clock",
+  "POST   /__mock/clock/advance",
+  "POST   /__mock/clock/set",
+  "POST   /__mock/retrieval-requests/{id}/status",
+  "POST   /__mock/retrieval-requests/{id}/action-requests",
+  "GET    /__mock/retrieval-requests/{id}/action-requests",
+  "POST   /__mock/retrieval-requests/{id}/records",
+  "POST   /__mock/retrieval-requests/{id}/invoices",
+  "POST   /__mock/retrieval-requests/{id}/invoices/{invoice_id}/ready",
+  "POST   /__mock/retrieval-requests/{id}/complete",
+  "POST   /__mock/retrieval-requests/{id}/cancel",
+  "POST   /__mock/deliveries/flush",
+  "GET    /__mock/deliveries/inbox",
+  "GET    /__mock/faults",
+  "PUT    /__mock/faults",
+  "DELETE /__mock/faults",
+  "POST   /__mock/reset",
+] as const;
+
+export function createControlApi(
+  service: MockServiceCore,
+): (request: Request, url: URL) => Promise<Response> {
+  const rr = service.retrievalRequests;
+  const router = new Router<ControlHandler>();
+  const route = (method: string, pattern: string, handler: ControlHandler) =>
+    router.add(method, `/__mock${pattern}`, handler);
+  const now = () => ({ now: service.clock.now().toISOString() });
+
+  route("GET", "", () =>
+    json(200, {
+      base_url: service.baseUrl,
+      storage_url: service.storageUrl,
+      ...now(),
+      endpoints: CONTROL_ENDPOINTS,
+    }),
+  );
+  route("POST", "/api-keys", async ({ request }) => {
+    const { scopes } = await readJson(request, ApiKeyInput, {});
+    const api_key = service.apiKeys.create(scopes === undefined ? {} : { scopes });
+    return json(201, { api_key, scopes: scopes ?? SCOPES });
+  });
+  route("GET", "/clock", () => json(200, now()));
+  route("POST", "/clock/advance", async ({ request }) => {
+    service.clock.advance((await readJson(request, AdvanceInput)).by);
+    return json(200, now());
+  });
+  route("POST", "/clock/set", async ({ request }) => {
+    service.clock.set((await readJson(request, SetClockInput)).now);
+    return json(200, now());
+  });
+  route("POST", "/retrieval-requests/:id/status", async ({ request, params }) =>
+    json(200, rr.setStatus(id(params), await readJson(request, checkedBy<StatusInput>()))),
+  );
+  route("POST", "/retrieval-requests/:id/action-requests", async ({ request, params }) =>
+    json(
+      201,
+      rr.openActionRequest(id(params), await readJson(request, checkedBy<ActionRequestInput>())),
+    ),
+  );
+  route("GET", "/retrieval-requests/:id/action-requests", ({ params }) =>
+    json(200, { results: rr.actionRequests(id(params)) }),
+  );
+  route("POST", "/retrieval-requests/:id/records", async ({ request, params }) => {
+    const { files } = await readJson(request, ReleaseInput);
+    const document_ids = rr.releaseRecords(
+      id(params),
+      files.map((file) => ({
+        file_name: file.file_name,
+        file_type: file.file_type,
+        content:
+          file.content_base64 === undefined
+            ? (file.content as string)
+            : Uint8Array.from(Buffer.from(file.content_base64, "base64")),
+      })),
+    );
+    return json(201, { document_ids });
+  });
+  route("POST", "/retrieval-requests/:id/invoices", async ({ request, params }) =>
+    json(201, { document_id: rr.addInvoice(id(params), await readJson(request, InvoiceInput)) }),
+  );
+  route("POST", "/retrieval-requests/:id/invoices/:invoice_id/ready", ({ params }) =>
+    json(200, rr.markInvoiceReady(id(params), params.invoice_id as string)),
+  );
+  route("POST", "/retrieval-requests/:id/complete", ({ params }) =>
+    json(200, rr.complete(id(params))),
+  );
+  route("POST", "/retrieval-requests/:id/cancel", ({ params }) => json(200, rr.cancel(id(params))));
+  route("POST", "/deliveries/flush", async () => {
+    await service.deliveries.flush();
+    return json(200, { flushed: true });
+  });
+  route("GET", "/deliveries/inbox", () => json(200, { results: service.deliveries.inbox }));
+  route("GET", "/faults", () => json(200, service.faults.current()));
+  route("PUT", "/faults", async ({ request }) => {
+    service.faults.set(await readJson(request, checkedBy<MockFaultOptions>()));
+    return json(200, service.faults.current());
+  });
+  route("DELETE", "/faults", () => {
+    service.faults.clear();
+    return json(200, service.faults.current());
+  });
+  route("POST", "/reset", () => {
+    service.reset();
+    return new Response(null, { status: 204 });
+  });
+
+  return async (request, url) => {
+    try {
+      const match = router.match(request.method, url.pathname);
+      if (match === undefined) {
+        throw notFound(
+          `No control endpoint ${request.method} ${url.pathname}; GET /__mock lists them.`,
+        );
+      }
+      return await match.route({ request, params: match.params });
+    } catch (error) {
+      return controlError(error);
+    }
+  };
+}
+
+type StatusInput = Parameters<MockRetrievalRequests["setStatus"]>[1];
+type ActionRequestInput = Parameters<MockRetrievalRequests["openActionRequest"]>[1];
+
+/** Any JSON, typed as the argument of the service method that validates it. */
+function checkedBy<T>() {
+  return z.custom<T>();
+}
+
+function id(params: Record<string, string>): string {
+  return params.id as string;
+}
+
+async function readJson<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  empty?: z.output<S>,
+): Promise<z.output<S>> {
+  const text = await request.text();
+  if (text.trim() === "" && empty !== undefined) return empty;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new MockApiError(400, "validation_error", "body: expected a JSON document.");
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw validationError(parsed.error.issues, "body");
+  return parsed.data;
+}
+
+/** The service's own checks: bad arguments are 400, a move the request cannot make is 409. */
+function controlError(error: unknown): Response {
+  if (error instanceof MockApiError) return apiErrorResponse(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof TypeError || error instanceof RangeError) {
+    return json(400, { error: { code: "validation_error", message } });
+  }
+  return json(409, { error: { code: "conflict", message } });
+}

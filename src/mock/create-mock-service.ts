@@ -1,0 +1,37 @@
+import { http } from "msw";
+import {
+  createMockServiceCore,
+  type InternalMockServiceOptions,
+  type MockService,
+  type MockServiceOptions,
+} from "./service.js";
+
+/**
+ * The reference server for MSW: `setupServer(...mock.handlers)` (or
+ * `setupWorker` in a browser) serves the API origin and the presigned storage
+ * origin from one in-memory state.
+ *
+ * @example
+ * const mock = createMockService({ allowPrivateWebhookUrls: true });
+ * const apiKey = mock.apiKeys.create({ scopes: ["cases:read", "cases:write"] });
+ * setupServer(...mock.handlers).listen();
+ */
+export function createMockService(options: MockServiceOptions = {}): MockService {
+  return withMswHandlers(createMockServiceCore(options));
+}
+
+export function createMockServiceInternal(
+  options: MockServiceOptions,
+  internal: InternalMockServiceOptions,
+): MockService {
+  return withMswHandlers(createMockServiceCore(options, internal));
+}
+
+// msw is imported here only, so startMockServer and the CLI run without it installed.
+function withMswHandlers(core: ReturnType<typeof createMockServiceCore>): MockService {
+  const handlers = [
+    http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
+    http.all(`${core.storageUrl}/*`, ({ request }) => core.handle(request)),
+  ];
+  return Object.assign(core, { handlers });
+}

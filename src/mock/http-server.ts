@@ -1,0 +1,259 @@
+/**
+ * `startMockServer`: the reference server over real HTTP, for test suites in
+ * any language. A small `node:http` adapter over the same `handle()` that the
+ * MSW handlers call, rather than `@mswjs/http-middleware`: it needs no msw
+ * (the CLI runs without it), streams upload and download bodies, and can
+ * reset a connection mid-response for the dropped-connection fault.
+ *
+ * Two listeners, because presigned addresses must be another origin than the
+ * API (clients send the API key to the API origin only): the API, with the
+ * control API under `/__mock/`, on `port`, and the storage origin on `storagePort`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createControlApi } from "./control-api.js";
+import { partialOfDropped } from "./faults.js";
+import {
+  createMockServiceCore,
+  type InternalMockServiceOptions,
+  type MockServiceCore,
+  type MockServiceOptions,
+} from "./service.js";
+
+export interface MockServerOptions extends Omit<MockServiceOptions, "baseUrl" | "storageUrl"> {
+  /**
+   * Port of the API (and of the control API under `/__mock/`).
+   * @default 0 (a free port, read it from `url`)
+   * @example 4010
+   */
+  port?: number;
+  /**
+   * Address to listen on. Keep it on loopback: the control API has no
+   * authentication, and anyone who reaches it can read the delivery inbox.
+   * @default "127.0.0.1"
+   */
+  host?: string;
+  /** Port of the presigned upload and download addresses. @default 0 (a free port) */
+  storagePort?: number;
+}
+
+export interface MockServer extends MockServiceCore {
+  /** The API's base URL, e.g. `http://127.0.0.1:4010`; the same as `baseUrl`. */
+  readonly url: string;
+  /** The control API's base URL: `${url}/__mock`. */
+  readonly controlUrl: string;
+  /** Stops accepting connections, ends open ones, and frees both ports. */
+  close(): Promise<void>;
+}
+
+/** Raised when a port cannot be listened on; `code` is Node's (`EADDRINUSE`, `EACCES`, ...). */
+export class MockServerListenError extends Error {
+  override name = "MockServerListenError";
+  readonly code: string | undefined;
+  constructor(message: string, code: string | undefined) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * Serves the reference server over HTTP on loopback. The returned object is
+ * the same service as `createMockService` gives (clock, API keys, provider
+ * controls, deliveries), so a test can drive it in-process or through
+ * `/__mock/`.
+ *
+ * @example
+ * const server = await startMockServer({ port: 4010, allowPrivateWebhookUrls: true });
+ * const apiKey = server.apiKeys.create();
+ * // ... point any HTTP client at server.url ...
+ * await server.close();
+ */
+export function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServerInternal(options, {});
+}
+
+export async function startMockServerInternal(
+  options: MockServerOptions,
+  internal: InternalMockServiceOptions,
+): Promise<MockServer> {
+  const { port = 0, host = "127.0.0.1", storagePort = 0, ...serviceOptions } = options;
+  checkPort(port, "port");
+  checkPort(storagePort, "storagePort");
+
+  let service: MockServiceCore | undefined;
+  let control: ((request: Request, url: URL) => Promise<Response>) | undefined;
+  const listener = (kind: "api" | "storage") => (req: IncomingMessage, res: ServerResponse) => {
+    if (service === undefined || control === undefined) {
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end();
+      return;
+    }
+    serve(kind, service, control, req, res);
+  };
+
+  const apiServer = createServer(listener("api"));
+  const storageServer = createServer(listener("storage"));
+  const apiPort = await listen(apiServer, port, host, "API");
+  let boundStoragePort: number;
+  try {
+    boundStoragePort = await listen(storageServer, storagePort, host, "storage");
+  } catch (error) {
+    await closeServer(apiServer);
+    throw error;
+  }
+
+  const urlHost = displayHost(host);
+  service = createMockServiceCore(
+    {
+      ...serviceOptions,
+      baseUrl: `http://${urlHost}:${apiPort}`,
+      storageUrl: `http://${urlHost}:${boundStoragePort}`,
+    },
+    internal,
+  );
+  control = createControlApi(service);
+
+  let closing: Promise<void> | undefined;
+  return Object.assign(service, {
+    url: service.baseUrl,
+    controlUrl: `${service.baseUrl}/__mock`,
+    close() {
+      closing ??= Promise.all([closeServer(apiServer), closeServer(storageServer)]).then(
+        () => undefined,
+      );
+      return closing;
+    },
+  });
+}
+
+function checkPort(port: number, option: string): void {
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new RangeError(`startMockServer: ${option} must be an integer from 0 to 65535.`);
+  }
+}
+
+function listen(server: Server, port: number, host: string, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      const reason =
+        error.code === "EADDRINUSE"
+          ? "is already in use"
+          : error.code === "EACCES"
+            ? "needs privileges this process lacks"
+            : error.code === "EADDRNOTAVAIL"
+              ? "is not an address of this machine"
+              : `failed (${error.code ?? error.message})`;
+      reject(new MockServerListenError(`${what} port ${port} on ${host} ${reason}.`, error.code));
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Keep-alive sockets would hold the port until they time out.
+    server.closeAllConnections();
+  });
+}
+
+/** A wildcard address is not somewhere a client can connect to; loopback is. */
+function displayHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+async function serve(
+  kind: "api" | "storage",
+  service: MockServiceCore,
+  control: (request: Request, url: URL) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const abort = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  try {
+    const origin = kind === "api" ? service.baseUrl : service.storageUrl;
+    const url = new URL(req.url ?? "/", origin);
+    const request = toRequest(req, url, abort.signal);
+    const isControl =
+      kind === "api" && (url.pathname === "/__mock" || url.pathname.startsWith("/__mock/"));
+    const response = isControl ? await control(request, url) : await service.handle(request);
+    if (response === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (response.type === "error") {
+      await resetMidResponse(res, partialOfDropped(response));
+      return;
+    }
+    await writeResponse(res, response);
+  } catch (error) {
+    // The client went away, or a body stream broke: nothing left to answer.
+    if (!res.headersSent && !res.destroyed) {
+      const message = error instanceof Error ? error.message : String(error);
+      res
+        .writeHead(500, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { code: "internal_error", message } }));
+    } else {
+      res.destroy();
+    }
+  }
+}
+
+function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+  }
+  const method = req.method ?? "GET";
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(url, {
+    method,
+    headers,
+    signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res);
+}
+
+/** Status line and half the body, then a reset: what a crashed proxy or dropped link looks like. */
+async function resetMidResponse(res: ServerResponse, partial: Response | undefined): Promise<void> {
+  if (partial !== undefined) {
+    const body = new Uint8Array(await partial.arrayBuffer());
+    const headers: Record<string, string> = {};
+    partial.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    headers["content-length"] = String(body.byteLength);
+    res.writeHead(partial.status, headers);
+    res.write(body.subarray(0, Math.floor(body.byteLength / 2)));
+  }
+  // Let the partial write reach the socket before resetting it.
+  await new Promise((resolve) => setImmediate(resolve));
+  res.socket?.resetAndDestroy();
+}

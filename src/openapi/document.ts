@@ -1,0 +1,534 @@
+/**
+ * The OpenAPI 3.1 description of the whole /v2 surface, generated rather than
+ * written: methods, paths and scopes from the reference server's route table,
+ * every field, limit and enum from the zod schemas the client and the server
+ * validate with, and the rest from the table in operations.ts. Plain JSON,
+ * with keys in a fixed order so that a change shows as a small diff.
+ *
+ * Imports no msw: the CLI prints it and must run without msw installed.
+ */
+import { z } from "zod";
+import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
+import { type ApiRouteInfo, apiRouteTable } from "../mock/routes.js";
+import { DEFAULT_PAGE_LIMIT, OpenEnumOther } from "../schemas/common.js";
+import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
+import { WebhookEvent } from "../schemas/events.js";
+import { RetrievalRequestCreate } from "../schemas/retrieval-requests.js";
+import { WebhookUpdate } from "../schemas/webhooks.js";
+import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
+import {
+  type ErrorStatus,
+  OPERATIONS,
+  type OperationSpec,
+  REQUEST_COMPONENTS,
+  RESPONSE_COMPONENTS,
+  TAGS,
+  WEBHOOK_EVENTS,
+} from "./operations.js";
+
+export type JsonSchema = { [keyword: string]: unknown };
+export type Ref = { $ref: string };
+
+export interface ResponseObject {
+  description: string;
+  headers?: Record<string, Ref>;
+  content?: { "application/json": { schema: JsonSchema } };
+}
+
+export interface ParameterObject {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: (ParameterObject | Ref)[];
+  requestBody?: { required: true; content: { "application/json": { schema: JsonSchema } } };
+  responses: Record<string, ResponseObject | Ref>;
+  security: Record<string, string[]>[];
+  /** The scope the route checks before anything else; also in `security`. */
+  "x-required-scope"?: string;
+}
+
+export type HttpMethod = "get" | "put" | "post" | "patch" | "delete";
+export type PathItem = Partial<Record<HttpMethod, OperationObject>>;
+
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string; variables: Record<string, JsonSchema> }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, PathItem>;
+  webhooks: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, ResponseObject>;
+    parameters: Record<string, ParameterObject>;
+    headers: Record<string, { description: string; schema: JsonSchema }>;
+    securitySchemes: Record<string, JsonSchema>;
+  };
+}
+
+const METHOD_ORDER: readonly HttpMethod[] = ["get", "put", "post", "patch", "delete"];
+const schemaRef = (id: string): Ref => ({ $ref: `#/components/schemas/${id}` });
+const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+
+// ------------------------------------------------------------------ schemas
+
+/**
+ * Rules the zod schemas hold as refinements, which zod cannot write as JSON
+ * Schema. Each is stated here in JSON Schema so that the document refuses
+ * what the client refuses; keyed by the zod schema they belong to.
+ */
+const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
+  // `.refine(at least one property)`.
+  [WebhookUpdate, (s) => Object.assign(s, { minProperties: 1 })],
+  // `.superRefine`: exactly one of each id / inline pair.
+  [
+    RetrievalRequestCreate,
+    (s) => {
+      const pairs = [
+        ["case_id", "case"],
+        ["facility_id", "facility"],
+        ["requestor_id", "requestor"],
+      ];
+      const properties = s.properties as JsonSchema;
+      for (const name of pairs.flat()) {
+        if (!(name in properties))
+          throw new Error(`openapi: RetrievalRequestCreate.${name} is gone`);
+      }
+      s.allOf = pairs.map((pair) => ({ oneOf: pair.map((name) => ({ required: [name] })) }));
+    },
+  ],
+  // `.refine(not a known type)`: a known type with malformed data is not an UnknownEvent.
+  [UnknownEvent.shape.type, (s) => Object.assign(s, { not: { enum: [...EVENT_LOG_TYPES] } })],
+  // The inline `case` is a CaseCreate from the same factory (another instance): point at the component.
+  [
+    RetrievalRequestCreate.shape.case.unwrap(),
+    (s) => {
+      for (const key of Object.keys(s)) delete s[key];
+      Object.assign(s, schemaRef("CaseCreate"));
+    },
+  ],
+]);
+
+// zod writes its own regular expression beside these formats. The format says
+// the same to readers and validators, and the regexes (up to 300 characters)
+// would drown the document.
+const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "email", "uuid"]);
+
+function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+  const def = (zodSchema as z.ZodType)._zod.def;
+  if (typeof jsonSchema.format === "string" && FORMATS_WITH_ZOD_PATTERN.has(jsonSchema.format)) {
+    delete jsonSchema.pattern;
+  }
+  // z.int() bounds every integer to the safe range; that says nothing to a reader of the API.
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  // A JSON Schema pattern has no flags: a case-insensitive regex would come out stricter.
+  if (typeof jsonSchema.pattern === "string") {
+    for (const check of def.checks ?? []) {
+      const pattern = (check._zod.def as { pattern?: unknown }).pattern;
+      if (pattern instanceof RegExp && /[ims]/.test(pattern.flags)) {
+        throw new Error(`openapi: /${pattern.source}/${pattern.flags} has flags JSON Schema lacks`);
+      }
+    }
+  }
+  // A non-strict z.object strips unknown keys, so the client accepts them
+  // (error bodies, event data): the document must not forbid them.
+  if (def.type === "object" && (def as z.core.$ZodObjectDef).catchall === undefined) {
+    delete jsonSchema.additionalProperties;
+  }
+  REFINEMENTS.get(zodSchema as z.ZodType)?.(jsonSchema);
+}
+
+/**
+ * Schemas zod cannot represent: the open part of an open enum is any string;
+ * a `Date` bound of the event list query is an SDK convenience sent as its ISO
+ * string, so nothing on the wire matches it (`{ not: {} }`, then dropped by
+ * `wireForm`). Anything else is a new case to decide, not to paper over.
+ */
+function unrepresentable(allowDate: boolean): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
+  return ({ zodSchema, message, path }) => {
+    if (zodSchema === (OpenEnumOther as z.core.$ZodType)) return { type: "string" };
+    if (allowDate && zodSchema._zod.def.type === "date") return { not: {} };
+    throw new Error(`openapi: ${message} (at ${path.join(".") || "the root"})`);
+  };
+}
+
+/** Converts a set of named zod schemas to components that $ref each other. */
+function components(named: Record<string, z.ZodType>, io: "input" | "output") {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry as z.core.$ZodRegistry<{ id?: string }>, {
+    io,
+    uri: (id) => schemaRef(id).$ref,
+    unrepresentable: unrepresentable(false),
+    override,
+  });
+  const out: Record<string, JsonSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
+    out[id] = rest;
+  }
+  return out;
+}
+
+function allComponentSchemas(): Record<string, JsonSchema> {
+  const requests = components(REQUEST_COMPONENTS, "input");
+  const responses = components(RESPONSE_COMPONENTS, "output");
+  for (const id of Object.keys(requests)) {
+    if (id in responses)
+      throw new Error(`openapi: component ${id} is both a request and a response`);
+  }
+  return sortKeys({ ...requests, ...responses });
+}
+
+/** The component id of a request or response schema; every body is a named component. */
+function refTo(schema: z.ZodType, where: string): Ref {
+  for (const named of [REQUEST_COMPONENTS, RESPONSE_COMPONENTS]) {
+    const id = Object.keys(named).find((key) => named[key] === schema);
+    if (id !== undefined) return schemaRef(id);
+  }
+  throw new Error(`openapi: the body schema of ${where} is not in operations.ts's components`);
+}
+
+/**
+ * A query parameter as it travels: a string. The SDK's list params also take
+ * a `Date` or an array (`type`) and convert them before sending; those forms
+ * never reach the service, so they are dropped from an `anyOf`.
+ */
+function wireForm(schema: JsonSchema): JsonSchema {
+  if (!Array.isArray(schema.anyOf)) return schema;
+  const { anyOf, ...rest } = schema;
+  const kept = (anyOf as JsonSchema[]).filter((branch) => branch.type !== "array" && !branch.not);
+  return kept.length === 1 ? { ...rest, ...kept[0] } : { ...rest, anyOf: kept };
+}
+
+const PAGING_PARAMETERS: Record<string, string> = {
+  limit: `Page size, 1 to 100; ${DEFAULT_PAGE_LIMIT} when omitted.`,
+  cursor:
+    "Where the page starts; take it from a `next` or `previous` link rather than building it.",
+};
+
+function queryParameters(
+  query: z.ZodObject,
+  descriptions: Record<string, string> = {},
+): ParameterObject[] {
+  const schema = z.toJSONSchema(query, {
+    io: "input",
+    metadata: z.registry(),
+    unrepresentable: unrepresentable(true),
+    override,
+  }) as JsonSchema;
+  const properties = schema.properties as Record<string, JsonSchema>;
+  for (const name of Object.keys(descriptions)) {
+    if (!(name in properties)) throw new Error(`openapi: no query parameter ${name} to describe`);
+  }
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, s]) => {
+    const description = descriptions[name] ?? PAGING_PARAMETERS[name];
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      schema: wireForm(s),
+    };
+  });
+}
+
+// ------------------------------------------------------------------ operations
+
+const ERROR_RESPONSES = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+} as const;
+
+function errorResponse(description: string, status: number): ResponseObject {
+  const headers: Record<string, Ref> = {
+    "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+  };
+  if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+  return { description, headers, content: json(schemaRef("Error")) };
+}
+
+function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
+  const headers = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
+  const out: Record<string, ResponseObject | Ref> = {};
+  if (spec.status === 204) {
+    if (spec.response) throw new Error(`openapi: ${key} answers 204 with a body`);
+    out[204] = { description: "Done; no body.", headers };
+  } else {
+    if (!spec.response) throw new Error(`openapi: ${key} has no response schema`);
+    out[spec.status] = {
+      description: spec.status === 201 ? "Created." : "OK.",
+      headers,
+      content: json(refTo(spec.response, key)),
+    };
+  }
+  const statuses: number[] = [400, 401, 403];
+  if (hasPathParams || spec.errors?.[404]) statuses.push(404);
+  for (const status of [409, 429] as const) if (spec.errors?.[status]) statuses.push(status);
+  for (const status of statuses) {
+    const own = spec.errors?.[status as ErrorStatus];
+    const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
+    out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
+  }
+  return out;
+}
+
+function operation(route: ApiRouteInfo, spec: OperationSpec, key: string): OperationObject {
+  const pathParams = [...route.pattern.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+  const parameters: ParameterObject[] = [
+    ...pathParams.map((name) => ({
+      name,
+      in: "path" as const,
+      required: true,
+      schema: { type: "string" },
+    })),
+    ...(spec.query ? queryParameters(spec.query, spec.parameters) : []),
+  ];
+  const scopeLine = `Requires the \`${route.scope}\` scope.`;
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description ? `${spec.description}\n\n${scopeLine}` : scopeLine,
+    tags: [spec.tag],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true as const, content: json(refTo(spec.body, key)) } }
+      : {}),
+    responses: responses(spec, pathParams.length > 0, key),
+    // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs.
+    security: [{ bearerAuth: [route.scope] }],
+    "x-required-scope": route.scope,
+  };
+}
+
+function paths(): Record<string, PathItem> {
+  const routes = apiRouteTable();
+  const keys = routes.map((route) => `${route.method} ${route.pattern}`);
+  const missing = keys.filter((key) => !(key in OPERATIONS));
+  const stale = Object.keys(OPERATIONS).filter((key) => !keys.includes(key));
+  if (missing.length > 0 || stale.length > 0) {
+    throw new Error(
+      `openapi: operations.ts and the server's routes differ: no entry for [${missing.join(", ")}]; no route for [${stale.join(", ")}]`,
+    );
+  }
+  const out: Record<string, PathItem> = {};
+  for (const route of routes) {
+    const key = `${route.method} ${route.pattern}`;
+    const path = route.pattern.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    out[path] = {
+      ...out[path],
+      [route.method.toLowerCase()]: operation(route, OPERATIONS[key]!, key),
+    };
+  }
+  return sortKeys(out, (item) => sortKeys(item, undefined, METHOD_ORDER));
+}
+
+// ------------------------------------------------------------------ webhooks
+
+/** Title case of a header name: `x-service-signature-v1` → `X-Service-Signature-V1`. */
+const headerName = (lower: string) =>
+  lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+
+const DELIVERY_HEADERS: Record<
+  keyof typeof WEBHOOK_HEADERS,
+  Omit<ParameterObject, "name" | "in">
+> = {
+  eventId: {
+    required: true,
+    description: "Equals the body's `id`: the key to deduplicate on.",
+    schema: { type: "string" },
+  },
+  eventType: {
+    required: true,
+    description: "Equals the body's `type`.",
+    schema: { type: "string" },
+  },
+  timestamp: {
+    required: true,
+    description:
+      "Unix seconds when this attempt was signed; reject values more than 5 minutes from your clock.",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  signatureV1: {
+    required: true,
+    description:
+      "`v1=` followed by the hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the webhook secret (the whole `whsec_...` string). The one to verify, in constant time, against the raw bytes.",
+    schema: { type: "string" },
+  },
+  signatureLegacy: {
+    required: false,
+    description:
+      "Legacy: `v0=` followed by the hex HMAC-SHA256 of the raw body alone, without a timestamp. Sent, never needed.",
+    schema: { type: "string" },
+  },
+};
+
+function deliveryHeaders(): Record<string, ParameterObject> {
+  const out: Record<string, ParameterObject> = {};
+  for (const [key, lower] of Object.entries(WEBHOOK_HEADERS)) {
+    const name = headerName(lower);
+    out[name] = { name, in: "header", ...DELIVERY_HEADERS[key as keyof typeof WEBHOOK_HEADERS] };
+  }
+  return out;
+}
+
+function webhooks(): Record<string, PathItem> {
+  const delivered = WebhookEvent.options.map((option) => option.shape.type.value as string).sort();
+  const documented = Object.keys(WEBHOOK_EVENTS);
+  if (delivered.join() !== [...documented].sort().join()) {
+    throw new Error(
+      `openapi: WEBHOOK_EVENTS [${documented}] differ from the deliveries [${delivered}]`,
+    );
+  }
+  const parameters = Object.values(WEBHOOK_HEADERS).map((lower) => ({
+    $ref: `#/components/parameters/${headerName(lower)}`,
+  }));
+  const out: Record<string, PathItem> = {};
+  for (const type of delivered) {
+    const { summary, schema } = WEBHOOK_EVENTS[type]!;
+    out[type] = {
+      post: {
+        // retrieval_request.status_changed → retrievalRequestStatusChangedEvent
+        operationId: `${type.replace(/[._]([a-z])/g, (_m, c: string) => c.toUpperCase())}Event`,
+        summary: type,
+        description: `${summary}\n\nPOSTed to the webhook's URL. Deduplicate by \`id\`: events can arrive more than once and out of order.`,
+        tags: ["Webhook events"],
+        parameters,
+        requestBody: { required: true, content: json(refTo(schema, type)) },
+        responses: {
+          "2XX": {
+            description:
+              "Received, within 5 seconds. Any other status (redirects included), a timeout or a connection error is a failed attempt.",
+          },
+        },
+        // Deliveries carry no API key: they are signed with the webhook's secret (see the headers).
+        security: [],
+      },
+    };
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ the document
+
+/** Where the reference server serves the document, without a key. */
+export const OPENAPI_PATH = "/v2/openapi.json";
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Medical Record Retrieval API",
+      version: "1.0.0",
+      description:
+        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`.',
+    },
+    servers: [
+      {
+        url: "{origin}",
+        description: "The service's origin; every path begins with /v2.",
+        variables: {
+          origin: {
+            default: "https://api.medrecords.test",
+            description: "The reference server's default origin (`medrecords/mock`).",
+          },
+        },
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+    paths: paths(),
+    webhooks: webhooks(),
+    components: {
+      schemas: allComponentSchemas(),
+      responses: {
+        BadRequest: errorResponse(
+          "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
+          400,
+        ),
+        Unauthorized: errorResponse(
+          "`invalid_api_key`: the key is missing, malformed or not recognized.",
+          401,
+        ),
+        Forbidden: errorResponse(
+          "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
+          403,
+        ),
+        NotFound: errorResponse("`not_found`: the resource does not exist.", 404),
+      },
+      parameters: deliveryHeaders(),
+      headers: {
+        "Retry-After": {
+          description: "Seconds to wait before trying again.",
+          schema: { type: "integer", minimum: 0 },
+        },
+        "X-Request-Id": {
+          description:
+            "Identifies the call; quote it to support. Events record it as `request_id`.",
+          schema: { type: "string" },
+        },
+      },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "API key",
+          description: `An API key: \`Authorization: Bearer ${API_KEY_PREFIX}<secret>\`. Each operation names the scope it needs in \`security\` and \`x-required-scope\`.`,
+        },
+      },
+    },
+  };
+}
+
+let cached: OpenApiDocument | undefined;
+
+/** The document, built once and frozen (callers share it). */
+export function openApiDocument(): OpenApiDocument {
+  cached ??= deepFreeze(buildOpenApiDocument());
+  return cached;
+}
+
+// ------------------------------------------------------------------ helpers
+
+/** Keys sorted (or in `order`, then sorted), values mapped: a stable order for diffs. */
+function sortKeys<T, U = T>(
+  record: Record<string, T>,
+  map?: (value: T) => U,
+  order?: readonly string[],
+): Record<string, U> {
+  const rank = (key: string) => {
+    const index = order?.indexOf(key) ?? -1;
+    return index === -1 ? Number.MAX_SAFE_INTEGER : index;
+  };
+  const keys = Object.keys(record).sort(
+    (a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const out: Record<string, U> = {};
+  for (const key of keys) {
+    const value = record[key] as T;
+    out[key] = map ? map(value) : (value as unknown as U);
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,241 @@
+/** The OpenAPI document's shape: version, coverage of the server's routes, scopes, statuses. */
+import { describe, expect, it } from "vitest";
+import { apiRouteTable } from "../../src/mock/routes.js";
+import {
+  buildOpenApiDocument,
+  type HttpMethod,
+  type OpenApiDocument,
+  openApiDocument,
+} from "../../src/openapi/document.js";
+import { OPERATIONS } from "../../src/openapi/operations.js";
+import { WEBHOOK_HEADERS } from "../../src/webhooks/headers.js";
+import { createOpenApiValidator } from "../helpers/openapi-validator.js";
+
+const doc = openApiDocument();
+
+function operationsOf(document: OpenApiDocument) {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
+function operation(method: string, path: string) {
+  const found = doc.paths[path]?.[method.toLowerCase() as HttpMethod];
+  if (found === undefined) throw new Error(`${method} ${path} is not in the document`);
+  return found;
+}
+
+describe("the OpenAPI document", () => {
+  it("is OpenAPI 3.1 for the API, document version 1.0.0 (spec, Versioning)", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.title).toBe("Medical Record Retrieval API");
+    expect(doc.info.version).toBe("1.0.0");
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+    });
+  });
+
+  it("is plain JSON, built the same every time, and cached frozen", () => {
+    const first = JSON.stringify(buildOpenApiDocument());
+    expect(JSON.stringify(buildOpenApiDocument())).toBe(first);
+    expect(JSON.stringify(JSON.parse(first))).toBe(first);
+    expect(openApiDocument()).toBe(doc);
+    expect(Object.isFrozen(doc.paths)).toBe(true);
+    expect(Object.keys(doc.paths)).toEqual(Object.keys(doc.paths).sort());
+    expect(Object.keys(doc.components.schemas)).toEqual(Object.keys(doc.components.schemas).sort());
+  });
+
+  it("has every route of the reference server, with the route's scope, and nothing else", () => {
+    const routes = apiRouteTable();
+    expect(routes.length).toBeGreaterThanOrEqual(30);
+    for (const route of routes) {
+      const path = route.pattern.replace(/:(\w+)/g, "{$1}");
+      const op = operation(route.method, path);
+      expect(op.security, `${route.method} ${path}`).toEqual([{ bearerAuth: [route.scope] }]);
+      expect(op["x-required-scope"]).toBe(route.scope);
+      expect(op.description).toContain(`\`${route.scope}\``);
+    }
+    expect(operationsOf(doc)).toHaveLength(routes.length);
+    const ids = operationsOf(doc).map(({ operation: op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("states the scopes the spec's endpoint tables give (read independently of the routes)", () => {
+    // Copied from the spec's Endpoints tables; the document takes its scopes from the server's routes.
+    const spec: [string, string, string][] = [
+      ["POST", "/v2/cases", "cases:write"],
+      ["GET", "/v2/cases/{case_id}", "cases:read"],
+      ["PATCH", "/v2/cases/{case_id}", "cases:write"],
+      ["POST", "/v2/cases/{case_id}/sign-upload", "documents:write"],
+      ["POST", "/v2/retrieval-requests/sign-upload", "retrievals:write"],
+      ["POST", "/v2/retrieval-requests/{id}/action-response", "retrievals:write"],
+      ["POST", "/v2/webhooks", "webhooks:write"],
+      ["GET", "/v2/webhooks", "webhooks:read"],
+      ["PATCH", "/v2/webhooks/{id}", "webhooks:write"],
+      ["DELETE", "/v2/webhooks/{id}", "webhooks:write"],
+      ["POST", "/v2/webhooks/{id}/test", "webhooks:write"],
+      ["GET", "/v2/events", "webhooks:read"],
+      ["GET", "/v2/events/{id}", "webhooks:read"],
+    ];
+    for (const [method, path, scope] of spec) {
+      expect(operation(method, path)["x-required-scope"], `${method} ${path}`).toBe(scope);
+    }
+    // The spec's extra scopes that depend on the body are stated in the description.
+    expect(operation("POST", "/v2/webhooks").description).toContain("`retrievals:read`");
+    expect(operation("POST", "/v2/retrieval-requests").description).toMatch(
+      /`cases:write`.*`requestors:write`/,
+    );
+  });
+
+  it("answers with the success statuses of DESIGN section 9", () => {
+    const success = (method: string, path: string) =>
+      Object.keys(operation(method, path).responses).filter((status) => status.startsWith("2"));
+    for (const path of ["/v2/cases", "/v2/webhooks", "/v2/retrieval-requests", "/v2/requestors"]) {
+      expect(success("POST", path)).toEqual(["201"]);
+    }
+    expect(success("POST", "/v2/cases/{case_id}/documents")).toEqual(["201"]);
+    expect(success("POST", "/v2/cases/{case_id}/sign-upload")).toEqual(["200"]);
+    expect(success("POST", "/v2/webhooks/{id}/test")).toEqual(["200"]);
+    expect(success("PATCH", "/v2/cases/{case_id}")).toEqual(["200"]);
+    expect(success("DELETE", "/v2/webhooks/{id}")).toEqual(["204"]);
+    expect(operation("DELETE", "/v2/webhooks/{id}").responses[204]).not.toHaveProperty("content");
+    for (const { method, operation: op } of operationsOf(doc)) {
+      if (method === "get") expect(Object.keys(op.responses)).toContain("200");
+    }
+  });
+
+  it("documents the errors each operation can answer", () => {
+    for (const { path, operation: op } of operationsOf(doc)) {
+      expect(Object.keys(op.responses), path).toEqual(
+        expect.arrayContaining(["400", "401", "403"]),
+      );
+      if (path.includes("{")) expect(Object.keys(op.responses), path).toContain("404");
+    }
+    expect(operation("POST", "/v2/webhooks").responses).toHaveProperty("409");
+    expect(operation("POST", "/v2/webhooks/{id}/test").responses[429]).toMatchObject({
+      headers: { "Retry-After": expect.anything() },
+    });
+    expect(doc.components.schemas.Error).toMatchObject({
+      properties: { error: { required: ["code", "message"] } },
+    });
+  });
+
+  it("takes query parameters from the list-params schemas, as strings on the wire", () => {
+    const names = (method: string, path: string) =>
+      (operation(method, path).parameters ?? []).map((p) => ("name" in p ? p.name : p.$ref));
+    expect(names("GET", "/v2/documents")).toEqual(["limit", "cursor", "case_id", "archived"]);
+    expect(names("GET", "/v2/events")).toEqual([
+      "limit",
+      "cursor",
+      "type",
+      "created_after",
+      "created_before",
+      "object_id",
+    ]);
+    const events = operation("GET", "/v2/events").parameters ?? [];
+    // The SDK also takes a Date and an array; only the string forms travel.
+    expect(events.find((p) => "name" in p && p.name === "created_after")).toMatchObject({
+      schema: { type: "string", format: "date-time" },
+    });
+    expect(events.find((p) => "name" in p && p.name === "type")).toMatchObject({
+      schema: { type: "string" },
+    });
+    expect(operation("GET", "/v2/facilities").parameters).toContainEqual(
+      expect.objectContaining({ name: "query", required: true }),
+    );
+    expect(operation("GET", "/v2/cases").parameters).toContainEqual(
+      expect.objectContaining({
+        name: "limit",
+        schema: { type: "integer", minimum: 1, maximum: 100 },
+      }),
+    );
+  });
+
+  it("keeps the limits and enums of the zod schemas", () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.CaseCreate).toMatchObject({
+      additionalProperties: false,
+      required: ["title", "client_name"],
+      properties: {
+        title: { minLength: 1, maxLength: 500 },
+        status: { enum: ["active", "pending", "closed"] },
+      },
+    });
+    expect(schemas.WebhookCreate).toMatchObject({
+      properties: { name: { maxLength: 100 }, url: { maxLength: 2048 }, events: { minItems: 1 } },
+    });
+    expect(schemas.WebhookList).toMatchObject({ type: "array", maxItems: 20 });
+    expect(schemas.WebhookUpdate).toMatchObject({ minProperties: 1 });
+    expect(schemas.RetrievalRequestCreate).toMatchObject({
+      properties: { case: { $ref: "#/components/schemas/CaseCreate" } },
+    });
+    expect(schemas.RetrievalRequestList).toMatchObject({
+      required: ["results", "next", "previous", "next_public_updated_since"],
+    });
+  });
+
+  it("accepts unknown values of open enums, as the client does", () => {
+    const validator = createOpenApiValidator(doc);
+    const kase = {
+      id: "case_1",
+      case_number: "C-1",
+      title: "t",
+      client_name: "c",
+      case_category: "a_category_added_later",
+      status: "a_status_added_later",
+      created_at: "2026-03-01T10:00:00.000Z",
+      updated_at: "2026-03-01T10:00:00.000Z",
+    };
+    const check = (body: unknown) =>
+      validator.validateResponse({ method: "GET", url: "/v2/cases/case_1", status: 200, body });
+    expect(check(kase)).toEqual([]);
+    expect(check({ ...kase, status: 42 })).not.toEqual([]);
+    expect(doc.components.schemas.RetrievalStatus).toEqual({
+      anyOf: [
+        {
+          type: "string",
+          enum: ["pending", "processing", "action_required", "completed", "cancelled"],
+        },
+        { type: "string" },
+      ],
+    });
+  });
+
+  it("describes every webhook delivery with its payload and signature headers", () => {
+    expect(Object.keys(doc.webhooks)).toEqual([
+      "retrieval_request.action_required",
+      "retrieval_request.documents_available",
+      "retrieval_request.status_changed",
+      "webhook.test",
+    ]);
+    const headerNames = Object.values(WEBHOOK_HEADERS);
+    for (const [type, item] of Object.entries(doc.webhooks)) {
+      const post = item.post!;
+      expect(post.security).toEqual([]);
+      const refs = (post.parameters ?? []).map((p) => ("$ref" in p ? p.$ref : p.name));
+      expect(refs.map((ref) => ref.split("/").pop()!.toLowerCase())).toEqual(headerNames);
+      expect(post.requestBody?.content["application/json"].schema, type).toHaveProperty("$ref");
+    }
+    expect(doc.components.parameters["X-Service-Signature-V1"]).toMatchObject({
+      in: "header",
+      required: true,
+    });
+  });
+
+  it("refuses to build when the operations table and the routes differ", () => {
+    const key = "GET /v2/cases/:case_id";
+    const entry = OPERATIONS[key]!;
+    try {
+      delete OPERATIONS[key];
+      expect(() => buildOpenApiDocument()).toThrow(/no entry for \[GET \/v2\/cases\/:case_id\]/);
+      OPERATIONS[key] = entry;
+      OPERATIONS["GET /v2/nowhere"] = entry;
+      expect(() => buildOpenApiDocument()).toThrow(/no route for \[GET \/v2\/nowhere\]/);
+    } finally {
+      delete OPERATIONS["GET /v2/nowhere"];
+      OPERATIONS[key] = entry;
+    }
+    expect(() => buildOpenApiDocument()).not.toThrow();
+  });
+});
