@@ -1,33 +1,18 @@
-import { readFileSync } from "node:fs";
+/** The `medrecords` bin: runs `main` with the process's streams, environment and signals. */
+import { main } from "./cli/main.js";
 
-const HELP = `medrecords: tools for the Medical Record Retrieval API v2
-
-Usage:
-  medrecords --help       show this help
-  medrecords --version    print the version
-
-Commands are added as they land (see the README's roadmap).
-`;
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
+const controller = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => controller.abort());
 }
-
-export function main(argv: string[]): number {
-  const [command] = argv;
-  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (command === "--version" || command === "-v") {
-    process.stdout.write(`${version()}\n`);
-    return 0;
-  }
-  process.stderr.write(`medrecords: unknown command "${command}"; see medrecords --help\n`);
-  return 2;
-}
-
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  signal: controller.signal,
+}).then((code) => {
+  process.exitCode = code;
+  // The signal listeners are what is left; without them the process exits on its own.
+  process.removeAllListeners("SIGINT");
+  process.removeAllListeners("SIGTERM");
+});

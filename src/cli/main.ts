@@ -1,0 +1,79 @@
+/** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
+import { readFileSync } from "node:fs";
+import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
+import { mockCommand } from "./mock-command.js";
+import { openApiCommand } from "./openapi-command.js";
+import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
+
+const HELP = `medrecords: tools for the Medical Record Retrieval API v2
+
+Usage:
+  medrecords mock [options]          serve the reference server over HTTP
+  medrecords events tail [options]   follow the event log, one line per event
+  medrecords openapi [options]       print the OpenAPI 3.1 document
+  medrecords --version               print the version
+  medrecords <command> --help        show a command's options
+`;
+
+/** From the package's own package.json: `dist/cli.js` in the package, `src/cli/main.ts` in this repo. */
+function version(): string {
+  for (const path of ["../package.json", "../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === "medrecords" && pkg.version !== undefined) return pkg.version;
+    } catch {
+      // Not this one; try the next.
+    }
+  }
+  return "unknown";
+}
+
+const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number>> = {
+  mock: mockCommand,
+  openapi: openApiCommand,
+  events: (argv, io) => {
+    const [sub, ...rest] = argv;
+    if (sub === "tail") return eventsTail(rest, io);
+    if (sub === undefined || sub === "--help" || sub === "-h") {
+      io.stdout(EVENTS_TAIL_HELP);
+      return Promise.resolve(sub === undefined ? 2 : 0);
+    }
+    throw new UsageError(`unknown command "events ${sub}"; see medrecords events tail --help`);
+  },
+};
+
+/** Runs one command; the exit code: 0 done, 1 the command failed, 2 it was called wrongly. */
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    io.stdout(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "--version" || command === "-v") {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  try {
+    if (run === undefined) {
+      throw new UsageError(`unknown command "${command}"; see medrecords --help`);
+    }
+    return await run(rest, io);
+  } catch (error) {
+    // One line, never a stack: these are for people at a terminal and for CI logs.
+    if (error instanceof UsageError) {
+      io.stderr(`medrecords: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      io.stderr(`medrecords: ${error.message}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`medrecords: unexpected failure: ${message.split("\n")[0]}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * `medrecords mock`: the reference server over HTTP until interrupted. It
+ * prints where it listens and a ready API key (a mock key, worthless outside
+ * this process), and stops cleanly on SIGINT/SIGTERM, freeing its ports.
+ */
+import { readFile } from "node:fs/promises";
+import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
+import type { Scope } from "../mock/model/api-keys.js";
+import { SCOPES } from "../schemas/scopes.js";
+import { parseFlags, portFlag } from "./args.js";
+import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
+
+export const MOCK_HELP = `Usage: medrecords mock [options]
+
+Serves the stateful reference server of the Medical Record Retrieval API v2
+over HTTP, with the control API under /__mock/, until interrupted.
+
+Options:
+  --port <n>             API port (0 picks a free one)              [default: 4010]
+  --host <address>       address to listen on; keep it on loopback  [default: 127.0.0.1]
+  --storage-port <n>     port of presigned upload/download URLs     [default: a free port]
+  --scopes <list>        comma-separated scopes of the printed key  [default: every scope]
+  --seed <file.json>     objects to create at start (see docs/reference-server.md)
+  --now <ISO 8601>       initial time of the mock clock             [default: now]
+  --allow-private-webhook-urls
+                         accept webhook URLs on loopback and private addresses
+                         (a receiver on your machine)
+  --delivery <mode>      "fetch" POSTs deliveries, "inbox" only records them
+                                                                    [default: fetch]
+  --json                 print the start-up details as one JSON line
+  -h, --help             show this help
+
+Scopes: ${SCOPES.join(", ")}
+`;
+
+const FLAGS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  "storage-port": { type: "string" },
+  scopes: { type: "string" },
+  seed: { type: "string" },
+  now: { type: "string" },
+  "allow-private-webhook-urls": { type: "boolean" },
+  delivery: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function mockCommand(argv: string[], io: CommandIo): Promise<number> {
+  const flags = parseFlags(argv, FLAGS, "mock");
+  if (flags.help) {
+    io.stdout(MOCK_HELP);
+    return 0;
+  }
+  const port = portFlag(flags.port, "--port", 4010);
+  const storagePort = portFlag(flags["storage-port"], "--storage-port", 0);
+  const scopes = scopesFlag(flags.scopes);
+  const delivery = flags.delivery ?? "fetch";
+  if (delivery !== "fetch" && delivery !== "inbox") {
+    throw new UsageError(`--delivery must be "fetch" or "inbox", not "${delivery}"`);
+  }
+  if (flags.now !== undefined && !Number.isFinite(Date.parse(flags.now))) {
+    throw new UsageError(`--now must be an ISO 8601 date, not "${flags.now}"`);
+  }
+  const seed = flags.seed === undefined ? undefined : await readSeed(flags.seed);
+
+  let server: MockServer;
+  try {
+    server = await startMockServer({
+      port,
+      storagePort,
+      host: flags.host ?? "127.0.0.1",
+      delivery,
+      allowPrivateWebhookUrls: flags["allow-private-webhook-urls"] ?? false,
+      ...((flags.now ?? seed?.now) === undefined ? {} : { now: flags.now ?? seed?.now }),
+    });
+  } catch (error) {
+    if (error instanceof MockServerListenError) throw new CommandError(error.message);
+    throw error;
+  }
+  try {
+    const apiKey = server.apiKeys.create(scopes === undefined ? {} : { scopes });
+    const seeded = seed === undefined ? undefined : await applySeed(server, flags.seed ?? "", seed);
+    const details = {
+      base_url: server.url,
+      api_key: apiKey,
+      scopes: scopes ?? SCOPES,
+      storage_url: server.storageUrl,
+      control_url: server.controlUrl,
+      openapi_url: `${server.url}/v2/openapi.json`,
+      ...(seeded === undefined ? {} : { seeded }),
+    };
+    io.stdout(flags.json ? `${JSON.stringify(details)}\n` : describe(details));
+    await aborted(io.signal);
+  } finally {
+    await server.close();
+  }
+  return 0;
+}
+
+function scopesFlag(value: string | undefined): Scope[] | undefined {
+  if (value === undefined) return undefined;
+  const scopes = value
+    .split(",")
+    .map((scope) => scope.trim())
+    .filter((scope) => scope !== "");
+  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+  if (unknown.length > 0 || scopes.length === 0) {
+    throw new UsageError(
+      `--scopes: unknown scope ${JSON.stringify(unknown[0] ?? value)}; expected a comma-separated list of ${SCOPES.join(", ")}`,
+    );
+  }
+  return scopes as Scope[];
+}
+
+function describe(details: {
+  base_url: string;
+  api_key: string;
+  scopes: readonly string[];
+  storage_url: string;
+  control_url: string;
+  openapi_url: string;
+  seeded?: SeedResult;
+}): string {
+  const lines = [
+    "medrecords mock: the Medical Record Retrieval API v2 reference server",
+    `  base URL      ${details.base_url}`,
+    `  API key       ${details.api_key}`,
+    `  scopes        ${details.scopes.length === SCOPES.length ? "all" : details.scopes.join(", ")}`,
+    `  storage       ${details.storage_url}`,
+    `  control API   ${details.control_url}`,
+    `  OpenAPI       ${details.openapi_url}`,
+  ];
+  const seeded = details.seeded;
+  if (seeded !== undefined) {
+    lines.push(
+      `  seeded        ${seeded.cases.length} cases, ${seeded.requestors.length} requestors, ${seeded.webhooks.length} webhooks`,
+    );
+    for (const webhook of seeded.webhooks) {
+      lines.push(`  webhook       ${webhook.id} ${webhook.url} secret ${webhook.secret}`);
+    }
+  }
+  lines.push("Stop with Ctrl-C.", "");
+  return lines.join("\n");
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+}
+
+/** What a seed file may hold; each object is created through the API, so every rule applies. */
+interface Seed {
+  now?: string;
+  cases?: unknown[];
+  requestors?: unknown[];
+  webhooks?: unknown[];
+}
+
+interface SeedResult {
+  cases: string[];
+  requestors: string[];
+  webhooks: { id: string; url: string; secret: string }[];
+}
+
+const SEED_KEYS = ["now", "cases", "requestors", "webhooks"] as const;
+
+async function readSeed(path: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : (code ?? String(error));
+    throw new CommandError(`cannot read seed file ${path}: ${why}`);
+  }
+  let seed: unknown;
+  try {
+    seed = JSON.parse(text);
+  } catch (error) {
+    throw new CommandError(`seed file ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof seed !== "object" || seed === null || Array.isArray(seed)) {
+    throw new CommandError(`seed file ${path} must hold a JSON object`);
+  }
+  for (const [key, value] of Object.entries(seed)) {
+    if (!(SEED_KEYS as readonly string[]).includes(key)) {
+      throw new CommandError(
+        `seed file ${path}: unknown key "${key}"; expected ${SEED_KEYS.join(", ")}`,
+      );
+    }
+    const ok =
+      key === "now"
+        ? typeof value === "string" && Number.isFinite(Date.parse(value))
+        : Array.isArray(value);
+    if (!ok) {
+      throw new CommandError(
+        `seed file ${path}: "${key}" must be ${key === "now" ? "an ISO 8601 date" : "an array"}`,
+      );
+    }
+  }
+  return seed as Seed;
+}
+
+async function applySeed(server: MockServer, path: string, seed: Seed): Promise<SeedResult> {
+  const key = server.apiKeys.create();
+  const create = async (collection: string, body: unknown, index: number) => {
+    const response = await server.fetch(`${server.url}/v2/${collection}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) {
+      const error = answer.error as { code?: string; message?: string } | undefined;
+      throw new CommandError(
+        `seed file ${path}: ${collection}[${index}] was refused (${response.status} ${error?.code}): ${error?.message}`,
+      );
+    }
+    return answer;
+  };
+  const result: SeedResult = { cases: [], requestors: [], webhooks: [] };
+  for (const [index, body] of (seed.cases ?? []).entries()) {
+    result.cases.push(String((await create("cases", body, index)).id));
+  }
+  for (const [index, body] of (seed.requestors ?? []).entries()) {
+    result.requestors.push(String((await create("requestors", body, index)).id));
+  }
+  for (const [index, body] of (seed.webhooks ?? []).entries()) {
+    const webhook = await create("webhooks", body, index);
+    result.webhooks.push({
+      id: String(webhook.id),
+      url: String(webhook.url),
+      secret: String(webhook.secret),
+    });
+  }
+  return result;
+}
