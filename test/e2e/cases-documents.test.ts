@@ -2,8 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
   BadRequestError,
@@ -14,10 +13,11 @@ import {
   UploadError,
   ValidationError,
 } from "../../src/index.js";
-import { createMockService } from "../../src/mock/index.js";
+import { useReferenceServers } from "./transport.js";
 
-const mock = createMockService({ now: "2026-06-15T12:00:00.000Z" });
-const server = setupServer(...mock.handlers);
+const {
+  services: { mock },
+} = await useReferenceServers({ mock: { now: "2026-06-15T12:00:00.000Z" } });
 const apiKey = mock.apiKeys.create();
 let requests: string[] = [];
 const mr = new MedRecords({
@@ -27,8 +27,6 @@ const mr = new MedRecords({
   hooks: { onRequest: (info) => requests.push(`${info.method} ${info.path}`) },
 });
 
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => server.close());
 beforeEach(() => {
   mock.reset();
   requests = [];

@@ -4,8 +4,7 @@
  * the catch-up poller on a checkpoint file.
  */
 import { join } from "node:path";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type AnyEvent,
   type EventLogGap,
@@ -17,7 +16,6 @@ import {
   ResponseValidationError,
   ValidationError,
 } from "../../src/index.js";
-import { createMockService } from "../../src/mock/index.js";
 import { emitEventForTesting } from "../../src/mock/testing.js";
 import {
   ACTION_REQUIRED,
@@ -29,10 +27,13 @@ import {
   webhookDisabled,
 } from "../helpers/events.js";
 import { tempDir } from "../poller/helpers.js";
+import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
-const mock = createMockService({ now: NOW, delivery: "inbox" });
-const server = setupServer(...mock.handlers);
+const {
+  services: { mock },
+  expectOpenApiMismatch,
+} = await useReferenceServers({ mock: { now: NOW, delivery: "inbox" } });
 const apiKey = mock.apiKeys.create();
 let sent: string[] = [];
 const client = (key = apiKey) =>
@@ -45,8 +46,6 @@ const client = (key = apiKey) =>
   });
 const mr = client();
 
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => server.close());
 beforeEach(() => {
   mock.reset();
   mock.clock.set(NOW);
@@ -121,6 +120,7 @@ describe("mr.events.list and retrieve", () => {
 
     mock.reset();
     emitEventForTesting(mock, STATUS_CHANGED, { retrieval_request_id: "rr_1" });
+    expectOpenApiMismatch();
     await expect(mr.events.list()).rejects.toBeInstanceOf(ResponseValidationError);
   });
 

@@ -4,8 +4,7 @@
  * its events, the action-response rules at their boundaries, the scope
  * combinations, and the incremental poll.
  */
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   BadRequestError,
   ConflictError,
@@ -14,29 +13,29 @@ import {
   type RetrievalRequest,
   ValidationError,
 } from "../../src/index.js";
-import { createMockService, type MockService } from "../../src/mock/index.js";
+import type { MockServiceCore } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
 import { WebhookEvent } from "../../src/schemas/events.js";
+import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
 const PDF = "%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n% signed HIPAA authorization\n%%EOF\n";
 const EVENT_ID = /^rr-[0-9a-f]{64}$/;
 
-const newMock = (name: string) =>
-  createMockService({
-    now: NOW,
-    baseUrl: `https://${name}.medrecords.test`,
-    storageUrl: `https://${name}-storage.medrecords.test`,
-    delivery: "inbox",
-    lookupHost: async () => ["93.184.215.14"],
-  });
+const newMock = (name: string) => ({
+  now: NOW,
+  baseUrl: `https://${name}.medrecords.test`,
+  storageUrl: `https://${name}-storage.medrecords.test`,
+  delivery: "inbox" as const,
+  lookupHost: async () => ["93.184.215.14"],
+});
 
-const mock = newMock("api");
-const twin = newMock("twin");
-const server = setupServer(...mock.handlers, ...twin.handlers);
+const {
+  services: { mock, twin },
+} = await useReferenceServers({ mock: newMock("api"), twin: newMock("twin") });
 let sent: string[] = [];
 
-function clientFor(service: MockService, key = service.apiKeys.create()) {
+function clientFor(service: MockServiceCore, key = service.apiKeys.create()) {
   return new MedRecords({
     apiKey: key,
     baseUrl: service.baseUrl,
@@ -47,8 +46,6 @@ function clientFor(service: MockService, key = service.apiKeys.create()) {
 }
 const mr = clientFor(mock);
 
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => server.close());
 beforeEach(() => {
   mock.reset();
   twin.reset();
@@ -82,7 +79,7 @@ async function createRequest(client: MedRecords, fields: Partial<Record<string, 
  * The whole life of a request, as the firm's app and the provider (the
  * control API) would drive it. Returns what the determinism check compares.
  */
-async function wholeLife(service: MockService, client: MedRecords) {
+async function wholeLife(service: MockServiceCore, client: MedRecords) {
   const hook = await client.webhooks.create({
     name: "records",
     url: "https://hooks.example.test/medrecords",
@@ -288,7 +285,8 @@ describe("the whole life of a retrieval request", () => {
     const first = await wholeLife(mock, mr);
     const second = await wholeLife(twin, clientFor(twin));
     expect(second.id).toBe(first.id);
-    const ids = (service: MockService) => eventLogForTesting(service).map((e) => [e.type, e.id]);
+    const ids = (service: MockServiceCore) =>
+      eventLogForTesting(service).map((e) => [e.type, e.id]);
     expect(ids(twin)).toEqual(ids(mock));
     expect(ids(mock)).toHaveLength(7);
   });

@@ -5,8 +5,7 @@
  */
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HttpResponse, http, passthrough } from "msw";
-import { setupServer } from "msw/node";
+import { HttpResponse, http } from "msw";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ConflictError,
@@ -19,32 +18,31 @@ import {
   ValidationError,
   type WebhookCreate,
 } from "../../src/index.js";
-import { createMockService } from "../../src/mock/index.js";
 import { emitEventForTesting } from "../../src/mock/testing.js";
 import {
   createWebhookHandler,
   toNodeListener,
   type WebhookEvent,
 } from "../../src/webhooks/index.js";
+import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
 const EVENT = "retrieval_request.status_changed" as const;
 
 // Strict: private URLs refused, names never resolved for real, deliveries kept in the inbox.
-const mock = createMockService({ now: NOW, delivery: "inbox", lookupHost: async () => [] });
-// The full loop: real deliveries to a receiver on 127.0.0.1.
-const live = createMockService({
-  now: NOW,
-  baseUrl: "https://live.medrecords.test",
-  storageUrl: "https://live-storage.medrecords.test",
-  allowPrivateWebhookUrls: true,
+// The full loop ("live"): real deliveries to a receiver on 127.0.0.1.
+const {
+  services: { mock, live },
+  msw: server,
+} = await useReferenceServers({
+  mock: { now: NOW, delivery: "inbox", lookupHost: async () => [] },
+  live: {
+    now: NOW,
+    baseUrl: "https://live.medrecords.test",
+    storageUrl: "https://live-storage.medrecords.test",
+    allowPrivateWebhookUrls: true,
+  },
 });
-const server = setupServer(
-  ...mock.handlers,
-  ...live.handlers,
-  // The delivery engine's POSTs to the local receiver go out for real.
-  http.post(/^http:\/\/127\.0\.0\.1:\d+\//, () => passthrough()),
-);
 const apiKey = mock.apiKeys.create();
 let sent: string[] = [];
 const client = (options: ConstructorParameters<typeof MedRecords>[0] = {}) =>
@@ -58,8 +56,6 @@ const client = (options: ConstructorParameters<typeof MedRecords>[0] = {}) =>
   });
 const mr = client();
 
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => server.close());
 beforeEach(() => {
   mock.reset();
   sent = [];
