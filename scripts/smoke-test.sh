@@ -75,7 +75,11 @@ assert.equal(
   "function",
   "medrecords/mock: createMockService export is missing",
 );
+assert.equal(typeof mock.startMockServer, "function", "medrecords/mock: startMockServer export is missing");
 assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
+const { default: openapi } = await import("medrecords/openapi.json", { with: { type: "json" } });
+assert.equal(openapi.openapi, "3.1.0", "medrecords/openapi.json: not an OpenAPI 3.1 document");
+assert.equal(openapi.info.version, "1.0.0", "medrecords/openapi.json: info.version is not 1.0.0");
 console.log("smoke: ESM ok (root %d, webhooks %d, mock %d exports)",
   Object.keys(root).length, Object.keys(webhooks).length, Object.keys(mock).length);
 JS
@@ -98,7 +102,9 @@ assert.equal(
   "function",
   "medrecords/mock: createMockService export is missing",
 );
+assert.equal(typeof mock.startMockServer, "function", "medrecords/mock: startMockServer export is missing");
 assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
+assert.equal(require("medrecords/openapi.json").openapi, "3.1.0", "medrecords/openapi.json via require");
 // The CJS build must resolve to the .cjs files, not to the ESM ones.
 for (const id of ["medrecords", "medrecords/webhooks", "medrecords/mock"]) {
   assert.match(require.resolve(id), /\.cjs$/, `${id}: require resolved to ${require.resolve(id)}`);
@@ -184,6 +190,53 @@ set -e
 cat help.out
 if [ "$help_rc" -ne 0 ]; then
   echo "smoke: medrecords --help exited $help_rc" >&2
+  exit 1
+fi
+
+# The bin must run where msw is not installed (test suites in other languages):
+# a second project with the tarball alone serves the reference server and its
+# OpenAPI document, and stops on SIGTERM.
+echo "smoke: medrecords mock without msw installed"
+mkdir -p "$WORK/bare"
+cd "$WORK/bare"
+npm init -y >/dev/null
+npm install --no-audit --no-fund "$TARBALL" >/dev/null
+if [ -d node_modules/msw ]; then
+  echo "smoke: msw was installed without being asked for" >&2
+  exit 1
+fi
+node_modules/.bin/medrecords mock --port 0 --json >mock.out 2>mock.err &
+mock_pid=$!
+for _ in $(seq 1 100); do
+  [ -s mock.out ] && break
+  sleep 0.1
+done
+if [ ! -s mock.out ]; then
+  echo "smoke: medrecords mock printed nothing: $(cat mock.err)" >&2
+  kill "$mock_pid" 2>/dev/null || true
+  exit 1
+fi
+"$NODE" -e '
+  const info = JSON.parse(require("node:fs").readFileSync("mock.out", "utf8").split("\n")[0]);
+  fetch(`${info.base_url}/v2/openapi.json`)
+    .then((r) => r.json())
+    .then((doc) => {
+      if (doc.openapi !== "3.1.0") throw new Error("GET /v2/openapi.json is not OpenAPI 3.1");
+      return fetch(`${info.base_url}/v2/cases`, { headers: { authorization: `Bearer ${info.api_key}` } });
+    })
+    .then((r) => {
+      if (r.status !== 200) throw new Error(`GET /v2/cases answered ${r.status}`);
+      console.log("smoke: medrecords mock served", info.base_url, "without msw");
+    })
+    .catch((e) => { console.error("smoke:", e.message); process.exit(1); });
+'
+kill -TERM "$mock_pid"
+set +e
+wait "$mock_pid"
+mock_rc=$?
+set -e
+if [ "$mock_rc" -ne 0 ]; then
+  echo "smoke: medrecords mock exited $mock_rc on SIGTERM: $(cat mock.err)" >&2
   exit 1
 fi
 
