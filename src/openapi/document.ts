@@ -284,6 +284,8 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
     const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
     out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
   }
+  // Any operation can meet a failing or overloaded service; the client retries these where safe.
+  out["5XX"] = { $ref: "#/components/responses/ServerError" };
   return out;
 }
 
@@ -469,6 +471,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
           403,
         ),
         NotFound: errorResponse("`not_found`: the resource does not exist.", 404),
+        ServerError: errorResponse(
+          "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
+          500,
+        ),
       },
       parameters: deliveryHeaders(),
       headers: {

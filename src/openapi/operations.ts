@@ -335,14 +335,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     status: 200,
     response: RetrievalRequestList,
   },
-  "GET /v2/retrieval-requests/:id": {
+  "GET /v2/retrieval-requests/:retrieval_request_id": {
     operationId: "getRetrievalRequest",
     summary: "Read a retrieval request",
     tag: "Retrieval requests",
     status: 200,
     response: RetrievalRequest,
   },
-  "GET /v2/retrieval-requests/:id/documents": {
+  "GET /v2/retrieval-requests/:retrieval_request_id/documents": {
     operationId: "listRetrievalDocuments",
     summary: "List the records and invoices of a retrieval request",
     tag: "Retrieval requests",
@@ -350,7 +350,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     status: 200,
     response: RetrievalDocumentList,
   },
-  "GET /v2/retrieval-requests/:id/documents/:document_id/download": {
+  "GET /v2/retrieval-requests/:retrieval_request_id/documents/:document_id/download": {
     operationId: "downloadRetrievalDocument",
     summary: "Get a download address for a record or invoice",
     tag: "Retrieval requests",
@@ -358,7 +358,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     response: DownloadResponse,
     errors: { 409: "`document_not_ready`: an invoice listed before it can be downloaded." },
   },
-  "POST /v2/retrieval-requests/:id/action-response": {
+  "POST /v2/retrieval-requests/:retrieval_request_id/action-response": {
     operationId: "respondToActionRequest",
     summary: "Answer the open action request",
     tag: "Retrieval requests",

@@ -84,8 +84,12 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiValidator {
       const operation = doc.paths[match.template]?.[lower as keyof (typeof doc.paths)[string]];
       if (operation === undefined) return [`${method} ${match.template} is not in the document`];
       const where = `${method.toUpperCase()} ${match.template} ${status}`;
-      const entry = operation.responses[String(status)];
-      if (entry === undefined) return [`${where}: undocumented status`];
+      // An exact status wins over its range ("5XX"), as OpenAPI says.
+      const key = [String(status), `${String(status)[0]}XX`].find(
+        (candidate) => operation.responses[candidate] !== undefined,
+      );
+      const entry = key === undefined ? undefined : operation.responses[key];
+      if (key === undefined || entry === undefined) return [`${where}: undocumented status`];
       const response = resolve(doc, entry);
       const media = response.content?.["application/json"];
       if (media === undefined) {
@@ -94,7 +98,7 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiValidator {
           : [`${where}: documented without a body, got one`];
       }
       if (body === undefined) return [`${where}: documented with a body, got none`];
-      const pointer = ["paths", match.template, lower, "responses", String(status)]
+      const pointer = ["paths", match.template, lower, "responses", key]
         .map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1"))
         .join("/");
       const target =

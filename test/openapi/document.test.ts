@@ -69,7 +69,7 @@ describe("the OpenAPI document", () => {
       ["PATCH", "/v2/cases/{case_id}", "cases:write"],
       ["POST", "/v2/cases/{case_id}/sign-upload", "documents:write"],
       ["POST", "/v2/retrieval-requests/sign-upload", "retrievals:write"],
-      ["POST", "/v2/retrieval-requests/{id}/action-response", "retrievals:write"],
+      ["POST", "/v2/retrieval-requests/{retrieval_request_id}/action-response", "retrievals:write"],
       ["POST", "/v2/webhooks", "webhooks:write"],
       ["GET", "/v2/webhooks", "webhooks:read"],
       ["PATCH", "/v2/webhooks/{id}", "webhooks:write"],

@@ -73,20 +73,20 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
     },
     {
       method: "GET",
-      pattern: "/v2/retrieval-requests/:id",
+      pattern: "/v2/retrieval-requests/:retrieval_request_id",
       scope: "retrievals:read",
       handle({ url, params }) {
         readQuery(url, NoQuery);
-        return json(200, getRetrievalRequest(ctx, params.id as string));
+        return json(200, getRetrievalRequest(ctx, params.retrieval_request_id as string));
       },
     },
     {
       method: "GET",
-      pattern: "/v2/retrieval-requests/:id/documents",
+      pattern: "/v2/retrieval-requests/:retrieval_request_id/documents",
       scope: "retrievals:read",
       handle({ url, params }) {
         const query = readQuery(url, RetrievalDocumentListParams);
-        const page = listRetrievalDocuments(ctx, params.id as string, {
+        const page = listRetrievalDocuments(ctx, params.retrieval_request_id as string, {
           ...pageOf(query),
         });
         return listJson(ctx, url, page);
@@ -94,26 +94,26 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
     },
     {
       method: "GET",
-      pattern: "/v2/retrieval-requests/:id/documents/:document_id/download",
+      pattern: "/v2/retrieval-requests/:retrieval_request_id/documents/:document_id/download",
       scope: "retrievals:read",
       handle({ url, params }) {
         readQuery(url, NoQuery);
         return json(
           200,
-          downloadRetrievalDocument(ctx, params.id as string, params.document_id as string),
+          downloadRetrievalDocument(ctx, params.retrieval_request_id as string, params.document_id as string),
         );
       },
     },
     {
       method: "POST",
-      pattern: "/v2/retrieval-requests/:id/action-response",
+      pattern: "/v2/retrieval-requests/:retrieval_request_id/action-response",
       scope: "retrievals:write",
       async handle({ request, url, params, apiKey, requestId }) {
         readQuery(url, NoQuery);
         const body = await readBody(request, ActionResponseBody);
         return json(
           200,
-          respondToActionRequest(ctx, params.id as string, body, {
+          respondToActionRequest(ctx, params.retrieval_request_id as string, body, {
             apiKeyId: apiKey.id,
             requestId,
           }),
