@@ -10,7 +10,6 @@
  * the start position is saved at once, so that a later run resumes from it
  * even if no event came in between.
  */
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { MedRecords } from "../client.js";
 import {
@@ -26,6 +25,7 @@ import { type Checkpoint, type CheckpointStore, compareInstants } from "../polle
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { type AnyEvent, EVENT_LOG_TYPES, EVENT_TYPE_FILTER_MAX } from "../schemas/event-list.js";
+import { parseFlags, shown } from "./args.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords events tail --help";
@@ -202,33 +202,20 @@ export async function eventsTail(
 }
 
 function parseOptions(argv: string[], env: CommandIo["env"]): TailOptions {
-  let values: {
-    "base-url"?: string;
-    type?: string[];
-    since?: string;
-    checkpoint?: string;
-    interval?: string;
-    once?: boolean;
-    json?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "base-url": { type: "string" },
-        type: { type: "string", multiple: true },
-        since: { type: "string" },
-        checkpoint: { type: "string" },
-        interval: { type: "string" },
-        once: { type: "boolean" },
-        json: { type: "boolean" },
-      },
-    }));
-  } catch (error) {
-    throw usageErrorOf(error, env);
-  }
+  const values = parseFlags(
+    argv,
+    {
+      "base-url": { type: "string" },
+      type: { type: "string", multiple: true },
+      since: { type: "string" },
+      checkpoint: { type: "string" },
+      interval: { type: "string" },
+      once: { type: "boolean" },
+      json: { type: "boolean" },
+    },
+    "events tail",
+    env,
+  );
 
   let types: string[] | undefined;
   if (values.type !== undefined) {
@@ -256,33 +243,6 @@ function parseOptions(argv: string[], env: CommandIo["env"]): TailOptions {
     once: values.once ?? false,
     json: values.json ?? false,
   };
-}
-
-/** One line from `parseArgs`' error, naming the flag; never echoing what could be a key. */
-function usageErrorOf(error: unknown, env: CommandIo["env"]): UsageError {
-  const code = (error as { code?: unknown }).code;
-  const message = messageOf(error);
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && /'--api-key'|'--key'|'--token'/.test(message)) {
-    return new UsageError(
-      `the API key is not taken as a flag (arguments show up in ps and shell history): set MEDRECORDS_API_KEY instead; ${SEE_HELP}`,
-    );
-  }
-  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
-    const argument = /'([^']*)'/.exec(message)?.[1] ?? "";
-    return new UsageError(
-      `unexpected argument ${shown(argument, env)}: this command takes no arguments, only options; ${SEE_HELP}`,
-    );
-  }
-  const first = message.split(". ")[0]?.trim() ?? message;
-  return new UsageError(`${first}; ${SEE_HELP}`);
-}
-
-/** A value quoted for an error message, unless it could be an API key. */
-function shown(value: string, env: CommandIo["env"]): string {
-  const key = env.MEDRECORDS_API_KEY?.trim();
-  const secret =
-    /medrecords_sk_/i.test(value) || (key !== undefined && key.length >= 4 && value.includes(key));
-  return secret ? "[redacted]" : JSON.stringify(value);
 }
 
 const SINCE_DATE = z.iso.date();

@@ -47,7 +47,7 @@ const FLAGS = {
 } as const;
 
 export async function mockCommand(argv: string[], io: CommandIo): Promise<number> {
-  const flags = parseFlags(argv, FLAGS, "mock");
+  const flags = parseFlags(argv, FLAGS, "mock", io.env);
   if (flags.help) {
     io.stdout(MOCK_HELP);
     return 0;

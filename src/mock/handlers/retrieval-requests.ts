@@ -100,7 +100,11 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
         readQuery(url, NoQuery);
         return json(
           200,
-          downloadRetrievalDocument(ctx, params.retrieval_request_id as string, params.document_id as string),
+          downloadRetrievalDocument(
+            ctx,
+            params.retrieval_request_id as string,
+            params.document_id as string,
+          ),
         );
       },
     },
