@@ -511,7 +511,7 @@ export function markInvoiceReady(
   const stored = findRetrievalRequest(ctx, id);
   const document = stored.documents.find((d) => d.value.id === invoiceId);
   if (document === undefined || document.value.kind !== "invoice") {
-    throw new Error(`Retrieval request ${id} has no invoice ${invoiceId}.`);
+    throw notFound(`Retrieval request ${id} has no invoice ${invoiceId}.`);
   }
   if (!document.value.ready) {
     document.value.ready = true;
