@@ -20,6 +20,7 @@ import {
   PermissionError,
   TimeoutError,
 } from "../core/errors.js";
+import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
 import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
@@ -188,7 +189,7 @@ export async function eventsTail(
       while (!signal.aborted) {
         await poller.runOnce();
         if (options.once) break;
-        await sleep(options.intervalMs, signal);
+        await sleepUnlessAborted(options.intervalMs, signal);
       }
     } finally {
       signal.removeEventListener("abort", stop);
@@ -335,19 +336,6 @@ function abortableFetch(base: typeof fetch, signal: AbortSignal): typeof fetch {
     const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     return base(input, { ...init, signal: own ? AbortSignal.any([own, signal]) : signal });
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function failure(error: unknown, baseUrl: string, redact: (text: string) => string): Error {

@@ -17,6 +17,7 @@
  * response that `partialOfDropped()` returns, when there is one.
  */
 import { z } from "zod";
+import { sleepUnlessAborted } from "../internal/sleep.js";
 import { MockApiError } from "./http-error.js";
 
 /** A 5xx status `errorRate` may answer with. */
@@ -299,7 +300,7 @@ function dropped(partial: Response | undefined): Response {
 }
 
 export function createFaultController(deps: FaultDependencies = {}): FaultController {
-  const sleep = deps.sleep ?? sleepFor;
+  const sleep = deps.sleep ?? sleepUnlessAborted;
   const randomSeed = deps.randomSeed ?? defaultRandomSeed;
 
   let config = normalize({}, randomSeed());
@@ -480,17 +481,4 @@ function streamSeed(seed: number, stream: number): number {
 
 function defaultRandomSeed(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0]!;
-}
-
-function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
