@@ -3,11 +3,23 @@ import { defineConfig } from "vitest/config";
 const E2E = "test/e2e/**/*.test.ts";
 
 export default defineConfig({
+  // examples/ import the package by name, as an application would: run them on the sources.
+  resolve: {
+    alias: [
+      { find: /^medrecords$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },
+      {
+        find: /^medrecords\/webhooks$/,
+        replacement: new URL("./src/webhooks/index.ts", import.meta.url).pathname,
+      },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Memory tests collect garbage on purpose, to measure what is retained.
     execArgv: ["--expose-gc"],
+    // Every test file, in every project: no secret or PHI value in a log line or an error message.
+    setupFiles: ["test/setup/leak-collector.ts"],
     // One end-to-end suite, two transports: the reference server under MSW and over real HTTP.
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [E2E] } },

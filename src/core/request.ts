@@ -168,7 +168,12 @@ export class Core {
       if (typeof value !== "string" || value === "") {
         throw validateError(where, name, "Expected a non-empty string identifier");
       }
-      return encodeURIComponent(value);
+      try {
+        return encodeURIComponent(value);
+      } catch {
+        // A lone surrogate has no UTF-8 form (URIError), so no address can carry it.
+        throw validateError(where, name, "Expected a well-formed string identifier");
+      }
     });
     const qs = query?.toString();
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
@@ -203,6 +208,9 @@ export class Core {
         timeout: timeoutMs,
         totalTimeout: deadlineMs ?? false,
         signal: options.signal,
+        // Never followed: a redirect would resend the body (307/308) to
+        // wherever it points, and take that origin's answer for the API's.
+        redirect: "manual",
         retry: retryPolicy({
           maxRetries: options.maxRetries ?? this.options.maxRetries,
           maxRetryAfterMs: this.options.maxRetryAfterMs,
@@ -250,7 +258,9 @@ export class Core {
         else logger?.debug?.(message, fields);
       };
       try {
-        const response = await this.fetch(request, input instanceof Request ? init : undefined);
+        const response = await readWhole(
+          await this.fetch(request, input instanceof Request ? init : undefined),
+        );
         report({
           ...info,
           status: response.status,
@@ -275,13 +285,16 @@ export class Core {
     if (isHTTPError(error)) {
       const data = error.data as { error?: { code?: unknown; message?: unknown } } | undefined;
       const code = typeof data?.error?.code === "string" ? data.error.code : undefined;
+      const { status, type } = error.response;
       const message =
-        typeof data?.error?.message === "string"
-          ? data.error.message
-          : error.response.statusText || "Request failed";
+        type === "opaqueredirect" || (status >= 300 && status < 400)
+          ? `Redirect not followed: requests and the API key go to ${this.origin} only`
+          : typeof data?.error?.message === "string"
+            ? data.error.message
+            : error.response.statusText || "Request failed";
       const [method, path] = where.split(" ");
       return errorFromResponse({
-        status: error.response.status,
+        status,
         code,
         message: this.redact(message),
         requestId: requestIdOf(error.response),
@@ -324,6 +337,20 @@ export function toSearchParams(query: Record<string, unknown> | undefined): URLS
 
 export function requestIdOf(response: Response): string | undefined {
   return response.headers.get("x-request-id") ?? undefined;
+}
+
+/**
+ * The response with its body read to the end, inside the attempt: a
+ * connection reset after the status line (the body cut short) then fails the
+ * attempt as a network error, retried where safe and reported as a
+ * `ConnectionError`, instead of escaping later from `parseBody` as a raw
+ * `TypeError: terminated`. Bodies are JSON and were read whole anyway.
+ */
+async function readWhole(response: Response): Promise<Response> {
+  if (response.body === null) return response;
+  const body = await response.arrayBuffer();
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
 }
 
 async function parseBody(response: Response): Promise<unknown> {

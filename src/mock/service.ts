@@ -46,7 +46,9 @@ export interface MockServiceOptions {
   /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
    * private address. A name that does not resolve is accepted (its
-   * deliveries fail). Not called when `allowPrivateWebhookUrls` is true.
+   * deliveries fail). Asked again before each delivery attempt, which is not
+   * sent when the name now resolves to a private address (DNS rebinding).
+   * Not called when `allowPrivateWebhookUrls` is true.
    * @default node:dns lookup of every address, except names reserved for
    * testing (`*.test`, `*.example`, `*.invalid`, `example.com/net/org`), which
    * are never looked up so that a test suite sends no DNS traffic

@@ -21,6 +21,7 @@ import type { DeliveryFaults } from "../faults.js";
 import { appendEvent } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
+import { nonPublicHostReason } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
 
 /** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
@@ -164,9 +165,19 @@ export async function sendAttempt(
   });
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
+  // DNS rebinding: a name checked at creation is resolved again before it is sent to.
+  const refused =
+    inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0 }
-    : await post(runtime, url, headers, event.body);
+    : refused !== undefined
+      ? {
+          success: false,
+          status_code: null,
+          error: `Not sent: the host is ${refused}`,
+          duration_ms: 0,
+        }
+      : await post(runtime, url, headers, event.body);
   return { sentAtMs, seq, ...result };
 }
 

@@ -42,26 +42,7 @@ export const defaultLookupHost: LookupHost = async (hostname) => {
 /** Throws 400 invalid_request unless the URL's host is public (or private URLs are allowed). */
 export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Promise<void> {
   if (ctx.allowPrivateWebhookUrls) return;
-  // WHATWG parsing already rewrote decimal, octal and hex IPv4 forms (2130706433,
-  // 0177.0.0.1, 0x7f.1) to dotted decimal, and IPv6 to its compressed form.
-  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
-  let reason: string | undefined;
-  if (host.startsWith("[")) {
-    reason = nonPublicReason(host.slice(1, -1));
-  } else if (parseIPv4(host)) {
-    reason = nonPublicReason(host);
-  } else if (host === "localhost" || host.endsWith(".localhost")) {
-    reason = "a localhost name";
-  } else {
-    const addresses = await ctx.lookupHost(host).catch(() => []);
-    for (const address of addresses) {
-      const found = nonPublicReason(address);
-      if (found) {
-        reason = `a name that resolves to ${found}`;
-        break;
-      }
-    }
-  }
+  const reason = await nonPublicHostReason(ctx, url);
   if (reason !== undefined) {
     throw new MockApiError(
       400,
@@ -69,6 +50,30 @@ export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Pr
       `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses.`,
     );
   }
+}
+
+/**
+ * Why the URL's host is not public ("a loopback address", "a name that
+ * resolves to a private address"), or undefined when it is. A host name is
+ * resolved now: the delivery engine asks again before each attempt, so a name
+ * that turned private since it was checked (DNS rebinding) is not sent to.
+ */
+export async function nonPublicHostReason(
+  ctx: ModelContext,
+  url: string,
+): Promise<string | undefined> {
+  // WHATWG parsing already rewrote decimal, octal and hex IPv4 forms (2130706433,
+  // 0177.0.0.1, 0x7f.1) to dotted decimal, and IPv6 to its compressed form.
+  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[")) return nonPublicReason(host.slice(1, -1));
+  if (parseIPv4(host)) return nonPublicReason(host);
+  if (host === "localhost" || host.endsWith(".localhost")) return "a localhost name";
+  const addresses = await ctx.lookupHost(host).catch(() => []);
+  for (const address of addresses) {
+    const found = nonPublicReason(address);
+    if (found) return `a name that resolves to ${found}`;
+  }
+  return undefined;
 }
 
 /** Why an IP address is not public ("a loopback address"), or undefined when it is public. */
@@ -187,6 +192,8 @@ function ipv6Reason(g: number[]): string | undefined {
   if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return "a discard-only address";
   if (g0 === 0x2001 && g1 === 0) return "a Teredo tunnel address";
   if (g0 === 0x2001 && g1 === 0xdb8) return "a documentation address";
+  if (g0 === 0x3fff && g1 < 0x1000) return "a documentation address";
+  if (g0 === 0x2001 && g1 === 2 && g2 === 0) return "a benchmarking address";
   if (g0 === 0x2002) {
     const inner = ipv4Reason(embedded(g1, g2));
     return inner && `a 6to4 address of ${inner}`;
@@ -195,5 +202,8 @@ function ipv6Reason(g: number[]): string | undefined {
   if ((g0 & 0xffc0) === 0xfe80) return "a link-local address";
   if ((g0 & 0xffc0) === 0xfec0) return "a site-local address";
   if ((g0 & 0xff00) === 0xff00) return "a multicast address";
+  // Every public address is global unicast (2000::/3); the rest is reserved
+  // or unassigned, e.g. ::ffff:0:0:7f00:1 or 5f00::/16.
+  if ((g0 & 0xe000) !== 0x2000) return "a reserved IPv6 address";
   return undefined;
 }
