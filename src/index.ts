@@ -73,3 +73,8 @@ export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";
+export type { PostgresQueryable, PostgresQueryResult } from "./stores/postgres.js";
+export {
+  type PostgresCheckpointStoreOptions,
+  postgresCheckpointStore,
+} from "./stores/postgres-checkpoint.js";

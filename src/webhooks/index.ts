@@ -3,6 +3,24 @@
  * webhooks. Runs on Web Crypto alone and imports neither the HTTP client nor
  * msw, so a receiver pulls in nothing else.
  */
+
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from "../stores/postgres.js";
+export {
+  type ClaimResult,
+  type PostgresDedupeStore,
+  type PostgresDedupeStoreOptions,
+  postgresDedupeStore,
+} from "../stores/postgres-dedupe.js";
+export {
+  type RedisDedupeClient,
+  type RedisDedupeStoreOptions,
+  redisDedupeStore,
+} from "../stores/redis-dedupe.js";
 export { type DedupeStore, type MemoryDedupeStoreOptions, memoryDedupeStore } from "./dedupe.js";
 export {
   WebhookVerificationError,

@@ -35,8 +35,15 @@ describe("medrecords/webhooks entry", () => {
     // The walk must actually have followed the re-exports.
     expect(relative).toContain("src/webhooks/verify.ts");
     expect(relative).toContain("src/webhooks/node.ts");
+    // The shared dedupe stores live in src/stores/ and take the user's own client: no package imports.
+    expect(relative).toContain("src/stores/redis-dedupe.ts");
     for (const file of relative) {
-      expect(file === "src/core/errors.ts" || file.startsWith("src/webhooks/")).toBe(true);
+      expect(
+        file === "src/core/errors.ts" ||
+          file.startsWith("src/webhooks/") ||
+          file.startsWith("src/stores/"),
+        file,
+      ).toBe(true);
     }
     expect([...packages]).toEqual([]);
   });

@@ -1,0 +1,174 @@
+/** postgresCheckpointStore against a real PostgreSQL (MEDRECORDS_TEST_POSTGRES_URL). */
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Checkpoint,
+  MedRecords,
+  MedRecordsError,
+  postgresCheckpointStore,
+} from "../../src/index.js";
+import { createMockService } from "../../src/mock/index.js";
+import { statusChanged } from "../helpers/events.js";
+import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
+
+const FIRST: Checkpoint = {
+  created_at: "2026-03-01T10:00:00.123456Z",
+  ids_at_created_at: ["evt_a", "evt_b"],
+};
+const SECOND: Checkpoint = {
+  created_at: "2026-03-02T08:30:00+02:00",
+  ids_at_created_at: ["evt_c"],
+};
+
+describe("postgresCheckpointStore options", () => {
+  const pool = { query: async () => ({ rowCount: 0, rows: [] }) };
+
+  it("refuses a missing pool, an empty name and a bad table name", () => {
+    expect(() => postgresCheckpointStore({} as never)).toThrow(/pg\.Pool/);
+    expect(() => postgresCheckpointStore({ pool, name: "" })).toThrow(/`name`/);
+    expect(() => postgresCheckpointStore({ pool, table: "checkpoints; DROP TABLE x" })).toThrow(
+      /`table` must be a table name/,
+    );
+  });
+
+  it("refuses to save something that is not a checkpoint", async () => {
+    const store = postgresCheckpointStore({ pool });
+    await expect(store.save({ created_at: "yesterday" } as never)).rejects.toBeInstanceOf(
+      MedRecordsError,
+    );
+  });
+});
+
+describeWithServers(
+  ["postgres"],
+  "postgresCheckpointStore on a real PostgreSQL",
+  ({ postgres: url }) => {
+    let pool: pg.Pool;
+    const tables: string[] = [];
+    const table = () => {
+      const name = uniqueName("checkpoints");
+      tables.push(name);
+      return name;
+    };
+
+    beforeAll(() => {
+      pool = postgresPool(url);
+    });
+    afterAll(async () => {
+      for (const name of tables) await pool?.query(`DROP TABLE IF EXISTS "${name}"`);
+      await pool?.end();
+    });
+
+    it("loads null before any save, then what was saved, exactly", async () => {
+      const store = postgresCheckpointStore({ pool, table: table() });
+      expect(await store.load()).toBeNull();
+      await store.save(FIRST);
+      expect(await store.load()).toEqual(FIRST);
+      // A new store (a restarted process) reads the same row.
+      expect(await postgresCheckpointStore({ pool, table: tables.at(-1)! }).load()).toEqual(FIRST);
+    });
+
+    it("save replaces the row (an upsert): one row per name", async () => {
+      const name = table();
+      const store = postgresCheckpointStore({ pool, table: name });
+      await store.save(FIRST);
+      await store.save(SECOND);
+      expect(await store.load()).toEqual(SECOND);
+      const { rows } = await pool.query(`SELECT name, checkpoint FROM "${name}"`);
+      expect(rows).toEqual([{ name: "default", checkpoint: SECOND }]);
+    });
+
+    it("creates its table with the documented columns; uses medrecords_checkpoints by default", async () => {
+      const name = table();
+      await postgresCheckpointStore({ pool, table: name }).load();
+      const { rows } = await pool.query(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+        [name],
+      );
+      expect(rows).toEqual([
+        { column_name: "name", data_type: "text", is_nullable: "NO" },
+        { column_name: "checkpoint", data_type: "jsonb", is_nullable: "NO" },
+        { column_name: "updated_at", data_type: "timestamp with time zone", is_nullable: "NO" },
+      ]);
+
+      const own = uniqueName("poller");
+      const store = postgresCheckpointStore({ pool, name: own });
+      await store.save(FIRST);
+      const saved = await pool.query(
+        "SELECT checkpoint FROM medrecords_checkpoints WHERE name = $1",
+        [own],
+      );
+      expect(saved.rows).toEqual([{ checkpoint: FIRST }]);
+      await pool.query("DELETE FROM medrecords_checkpoints WHERE name = $1", [own]);
+    });
+
+    it("names and tables isolate checkpoints", async () => {
+      const name = table();
+      const a = postgresCheckpointStore({ pool, table: name, name: "a" });
+      const b = postgresCheckpointStore({ pool, table: name, name: "b" });
+      const other = postgresCheckpointStore({ pool, table: table(), name: "a" });
+      await a.save(FIRST);
+      await b.save(SECOND);
+      expect(await a.load()).toEqual(FIRST);
+      expect(await b.load()).toEqual(SECOND);
+      expect(await other.load()).toBeNull();
+    });
+
+    it("stores created at once with the table missing all work, and concurrent saves leave one valid row", async () => {
+      const name = table();
+      const pools = Array.from({ length: 6 }, () => postgresPool(url, 1));
+      try {
+        const stores = pools.map((p) => postgresCheckpointStore({ pool: p, table: name }));
+        const saved = stores.map((_, i) => ({
+          created_at: `2026-03-0${i + 1}T00:00:00Z`,
+          ids_at_created_at: [`evt_${i}`],
+        }));
+        await Promise.all(stores.map((store, i) => store.save(saved[i]!)));
+        expect(saved).toContainEqual(await stores[0]!.load());
+        const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${name}"`);
+        expect(rows).toEqual([{ n: 1 }]);
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    });
+
+    it("a corrupt row is an error naming it, never a silent restart", async () => {
+      const name = table();
+      const store = postgresCheckpointStore({ pool, table: name, name: "events" });
+      await store.save(FIRST);
+      await pool.query(`UPDATE "${name}" SET checkpoint = '{"created_at": 42}'::jsonb`);
+      const error = await store.load().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MedRecordsError);
+      expect((error as Error).message).toContain(`The checkpoint "events" in the table ${name}`);
+    });
+
+    it("drives the catch-up poller across restarts", async () => {
+      const mock = createMockService({ now: "2026-03-01T10:00:00Z" });
+      const mr = new MedRecords({
+        apiKey: mock.apiKeys.create(),
+        baseUrl: mock.baseUrl,
+        fetch: mock.fetch,
+      });
+      const name = table();
+      const emitted = Array.from({ length: 5 }, (_, i) => {
+        mock.clock.advance("1s");
+        return statusChanged(mock, `rr_${i}`).id;
+      });
+      const seen: string[] = [];
+      const run = () =>
+        mr.events
+          .catchUp({
+            checkpoint: postgresCheckpointStore({ pool, table: name }),
+            onEvent: (event) => {
+              seen.push(event.id);
+            },
+          })
+          .runOnce();
+      expect((await run()).processed).toBe(5);
+      mock.clock.advance("1s");
+      emitted.push(statusChanged(mock, "rr_late").id);
+      expect((await run()).processed).toBe(1);
+      expect(seen).toEqual(emitted);
+    });
+  },
+);

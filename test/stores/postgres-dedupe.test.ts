@@ -1,0 +1,292 @@
+/** postgresDedupeStore against a real PostgreSQL (MEDRECORDS_TEST_POSTGRES_URL). */
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type PostgresPool,
+  type PostgresQueryResult,
+  postgresDedupeStore,
+} from "../../src/webhooks/index.js";
+import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A pool that only records what it is asked, for tests that need no server. */
+function fakePool(): PostgresPool & { sql: string[] } {
+  const sql: string[] = [];
+  const result: PostgresQueryResult = { rowCount: 1, rows: [] };
+  return {
+    sql,
+    query: async (text) => {
+      sql.push(text);
+      return result;
+    },
+    connect: async () => ({ query: async () => result, release: () => {} }),
+  };
+}
+
+describe("postgresDedupeStore options", () => {
+  it("refuses a pool without query() and connect()", () => {
+    expect(() => postgresDedupeStore({} as never)).toThrow(/pg\.Pool/);
+    expect(() => postgresDedupeStore({ pool: { query: async () => ({}) } } as never)).toThrow(
+      /connect\(\)/,
+    );
+  });
+
+  it.each([
+    ["empty", ""],
+    ["quote", 'events"; DROP TABLE users; --'],
+    ["space", "processed events"],
+    ["leading digit", "1events"],
+    ["three parts", "a.b.c"],
+    ["empty part", "app."],
+    ["64 characters", "a".repeat(64)],
+    ["not a string", 42],
+  ])("refuses a table name: %s", (_, table) => {
+    expect(() => postgresDedupeStore({ pool: fakePool(), table: table as string })).toThrow(
+      /`table` must be a table name/,
+    );
+  });
+
+  it("quotes the table name (and its schema) in every statement", async () => {
+    const pool = fakePool();
+    const store = postgresDedupeStore({ pool, table: "App.Processed_1" });
+    await store.claim("evt_1", 60);
+    await store.release("evt_1");
+    expect(pool.sql[0]).toContain('CREATE TABLE IF NOT EXISTS "App"."Processed_1"');
+    expect(pool.sql.slice(1).every((sql) => sql.includes('"App"."Processed_1"'))).toBe(true);
+  });
+
+  it("refuses an empty id and a TTL that is not > 0", async () => {
+    const store = postgresDedupeStore({ pool: fakePool() });
+    await expect(store.claim("", 60)).rejects.toThrow(/non-empty/);
+    await expect(store.claim("evt", -1)).rejects.toThrow(/ttlSeconds/);
+    await expect(store.withClaim("evt", 0, async () => 1)).rejects.toThrow(/ttlSeconds/);
+  });
+});
+
+describeWithServers(
+  ["postgres"],
+  "postgresDedupeStore on a real PostgreSQL",
+  ({ postgres: url }) => {
+    let pool: pg.Pool;
+    const tables: string[] = [];
+    const table = (base = "dedupe") => {
+      const name = uniqueName(base);
+      tables.push(name);
+      return name;
+    };
+    const count = async (name: string, where = "true") =>
+      Number((await pool.query(`SELECT count(*) AS n FROM "${name}" WHERE ${where}`)).rows[0].n);
+
+    beforeAll(() => {
+      pool = postgresPool(url, 30);
+    });
+    afterAll(async () => {
+      for (const name of tables) await pool?.query(`DROP TABLE IF EXISTS "${name}"`);
+      await pool?.end();
+    });
+
+    it("accepts a pg.Pool as is", () => {
+      const typed: PostgresPool = pool;
+      expect(typeof typed.connect).toBe("function");
+    });
+
+    it("creates its table on first use, with the documented columns", async () => {
+      const name = table();
+      const store = postgresDedupeStore({ pool, table: name });
+      expect(await store.claim("evt_1", 60)).toBe(true);
+      const { rows } = await pool.query(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+        [name],
+      );
+      expect(rows).toEqual([
+        { column_name: "id", data_type: "text", is_nullable: "NO" },
+        { column_name: "expires_at", data_type: "timestamp with time zone", is_nullable: "NO" },
+      ]);
+    });
+
+    it("uses medrecords_processed_events by default", async () => {
+      const id = uniqueName("evt");
+      expect(await postgresDedupeStore({ pool }).claim(id, 60)).toBe(true);
+      expect(await count("medrecords_processed_events", `id = '${id}'`)).toBe(1);
+      await pool.query("DELETE FROM medrecords_processed_events WHERE id = $1", [id]);
+    });
+
+    it("the first claim is true, the next false; after the TTL, true again", async () => {
+      const store = postgresDedupeStore({ pool, table: table() });
+      expect(await store.claim("evt_1", 0.5)).toBe(true);
+      expect(await store.claim("evt_1", 0.5)).toBe(false);
+      expect(await store.claim("evt_2", 60)).toBe(true);
+      await sleep(600);
+      expect(await store.claim("evt_1", 60)).toBe(true);
+      expect(await store.claim("evt_1", 60)).toBe(false);
+      expect(await store.claim("evt_2", 60)).toBe(false);
+    });
+
+    it("release forgets a claim; purgeExpired deletes only expired rows", async () => {
+      const name = table();
+      const store = postgresDedupeStore({ pool, table: name });
+      expect(await store.claim("evt_1", 60)).toBe(true);
+      await store.release("evt_1");
+      expect(await store.claim("evt_1", 60)).toBe(true);
+      expect(await store.claim("evt_1", 60)).toBe(false);
+      await store.claim("evt_short", 0.2);
+      await sleep(300);
+      expect(await store.purgeExpired()).toBe(1);
+      expect(await count(name)).toBe(1);
+    });
+
+    it("200 parallel claims of one id: exactly one is true", async () => {
+      const name = table();
+      const stores = [
+        postgresDedupeStore({ pool, table: name }),
+        postgresDedupeStore({ pool, table: name }),
+      ];
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => stores[i % 2]!.claim(`evt_${round}`, 60)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it("parallel claims of an expired id: exactly one takes it over", async () => {
+      const store = postgresDedupeStore({ pool, table: table() });
+      await store.claim("evt_1", 0.1);
+      await sleep(200);
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.claim("evt_1", 60)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("tables isolate: the same id is claimed once in each", async () => {
+      const a = postgresDedupeStore({ pool, table: table("a") });
+      const b = postgresDedupeStore({ pool, table: table("b") });
+      expect(await a.claim("evt_1", 60)).toBe(true);
+      expect(await b.claim("evt_1", 60)).toBe(true);
+      expect(await a.claim("evt_1", 60)).toBe(false);
+    });
+
+    it("stores created at once on separate pools, with the table missing, all work", async () => {
+      const name = table("race");
+      const pools = Array.from({ length: 8 }, () => postgresPool(url, 2));
+      try {
+        for (let round = 0; round < 10; round++) {
+          await pool.query(`DROP TABLE IF EXISTS "${name}"`);
+          const stores = pools.map((p) => postgresDedupeStore({ pool: p, table: name }));
+          const results = await Promise.all(stores.map((store) => store.claim(`evt_${round}`, 60)));
+          expect(results.filter(Boolean)).toHaveLength(1);
+        }
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    });
+
+    describe("withClaim", () => {
+      async function effectsTable() {
+        const name = table("effects");
+        await pool.query(`CREATE TABLE "${name}" (event_id text NOT NULL, n integer NOT NULL)`);
+        return name;
+      }
+
+      it("claims and commits the effect together; a second call does not run it", async () => {
+        const effects = await effectsTable();
+        const store = postgresDedupeStore({ pool, table: table() });
+        const run = () =>
+          // Annotated with the driver's own type: the pool's client is handed over as is.
+          store.withClaim("evt_1", 60, async (client: pg.PoolClient) => {
+            await client.query(`INSERT INTO "${effects}" VALUES ($1, 1)`, ["evt_1"]);
+            return "done";
+          });
+        expect(await run()).toEqual({ claimed: true, value: "done" });
+        expect(await run()).toEqual({ claimed: false });
+        expect(await count(effects)).toBe(1);
+        expect(await store.claim("evt_1", 60)).toBe(false);
+      });
+
+      it("rolls the claim back with the effect when it throws, so a retry is processed", async () => {
+        const effects = await effectsTable();
+        const store = postgresDedupeStore({ pool, table: table() });
+        const failure = new Error("the effect failed");
+        await expect(
+          store.withClaim("evt_1", 60, async (client) => {
+            await client.query(`INSERT INTO "${effects}" VALUES ($1, 1)`, ["evt_1"]);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await count(effects)).toBe(0);
+        const retry = await store.withClaim("evt_1", 60, async (client) => {
+          await client.query(`INSERT INTO "${effects}" VALUES ($1, 2)`, ["evt_1"]);
+          return 2;
+        });
+        expect(retry).toEqual({ claimed: true, value: 2 });
+        expect(await count(effects, "n = 2")).toBe(1);
+        expect(await count(effects)).toBe(1);
+      });
+
+      it("a statement that failed inside the effect, even caught, fails the call and claims nothing", async () => {
+        const effects = await effectsTable();
+        const store = postgresDedupeStore({ pool, table: table() });
+        await expect(
+          store.withClaim("evt_1", 60, async (client) => {
+            await client.query(`INSERT INTO "${effects}" VALUES ($1, 1)`, ["evt_1"]);
+            await client.query("SELECT 1/0").catch(() => undefined);
+          }),
+        ).rejects.toThrow(/rolled back at COMMIT/);
+        expect(await count(effects)).toBe(0);
+        expect(await store.claim("evt_1", 60)).toBe(true);
+      });
+
+      it("20 concurrent calls per id run each effect exactly once, also when some fail", async () => {
+        const effects = await effectsTable();
+        const name = table();
+        const stores = [
+          postgresDedupeStore({ pool, table: name }),
+          postgresDedupeStore({ pool, table: name }),
+        ];
+        const tries = new Map<string, number>();
+        const ids = Array.from({ length: 10 }, (_, i) => `evt_${i}`);
+        const calls = ids.flatMap((id, index) =>
+          Array.from({ length: 20 }, (_, i) =>
+            stores[i % 2]!.withClaim(id, 60, async (client) => {
+              const attempt = (tries.get(id) ?? 0) + 1;
+              tries.set(id, attempt);
+              await client.query(`INSERT INTO "${effects}" VALUES ($1, $2)`, [id, attempt]);
+              await sleep(5);
+              // The first attempt at every other id fails and must leave nothing behind.
+              if (index % 2 === 0 && attempt === 1) throw new Error("flaky");
+            }),
+          ),
+        );
+        const outcomes = await Promise.allSettled(calls);
+        const claimed = outcomes.filter((o) => o.status === "fulfilled" && o.value.claimed);
+        expect(claimed).toHaveLength(ids.length);
+        const { rows } = await pool.query(
+          `SELECT event_id, count(*)::int AS n FROM "${effects}" GROUP BY event_id ORDER BY event_id`,
+        );
+        expect(rows).toEqual(ids.map((id) => ({ event_id: id, n: 1 })));
+        expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(ids.length / 2);
+        // Failed attempts held no connection back.
+        expect(pool.totalCount - pool.idleCount).toBe(0);
+      });
+
+      it("gives the connection back to the pool after each outcome", async () => {
+        const small = postgresPool(url, 1);
+        try {
+          const store = postgresDedupeStore({ pool: small, table: table() });
+          for (let i = 0; i < 3; i++) {
+            await store.withClaim(`ok_${i}`, 60, async () => i);
+            await store.withClaim(`ok_${i}`, 60, async () => i);
+            await store
+              .withClaim(`fail_${i}`, 60, async () => {
+                throw new Error("no");
+              })
+              .catch(() => undefined);
+          }
+          expect(await store.claim("last", 60)).toBe(true);
+        } finally {
+          await small.end();
+        }
+      });
+    });
+  },
+);
