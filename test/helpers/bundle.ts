@@ -1,0 +1,39 @@
+/**
+ * Bundles a script from this repository with tsup (as test/helpers/cli.ts does
+ * for the CLI) into a folder inside node_modules, so that a child process can
+ * run it with plain `node` and its external imports (`ky`, `zod`, `pg`)
+ * resolve from node_modules as in a user's install.
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "tsup";
+
+const built = new Map<string, Promise<string>>();
+
+/** Path of the bundled `entry` (an ESM `.js` file), built once per test worker. */
+export function bundledScript(
+  entry: string,
+  external: readonly string[] = ["ky", "zod", "msw"],
+): Promise<string> {
+  let path = built.get(entry);
+  if (path === undefined) {
+    path = (async () => {
+      const cache = join(process.cwd(), "node_modules", ".cache");
+      mkdirSync(cache, { recursive: true });
+      const outDir = mkdtempSync(join(cache, "medrecords-script-"));
+      await build({
+        config: false,
+        entry: { script: entry },
+        outDir,
+        format: ["esm"],
+        platform: "node",
+        target: "node22",
+        external: [...external],
+        silent: true,
+      });
+      return join(outDir, "script.js");
+    })();
+    built.set(entry, path);
+  }
+  return path;
+}
