@@ -1,36 +1,13 @@
 /**
- * Runs the real `medrecords` bin in a child process. The CLI is bundled from
- * src/ with tsup (the same bundler as `npm run build`) into a folder inside
- * node_modules, so its `ky` and `zod` imports resolve as in a user's install.
+ * Runs the real `medrecords` bin in a child process, bundled from src/ with
+ * tsup (the same bundler as `npm run build`) by `bundledScript`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { join } from "node:path";
-import { build } from "tsup";
-
-let built: Promise<string> | undefined;
+import { bundledScript } from "./bundle.js";
 
 /** Path of a freshly bundled `dist/cli.js` equivalent (built once per test worker). */
 export function cliPath(): Promise<string> {
-  built ??= (async () => {
-    const cache = join(process.cwd(), "node_modules", ".cache");
-    const { mkdirSync } = await import("node:fs");
-    mkdirSync(cache, { recursive: true });
-    const outDir = mkdtempSync(join(cache, "medrecords-cli-"));
-    await build({
-      config: false,
-      entry: { cli: "src/cli.ts" },
-      outDir,
-      format: ["esm"],
-      platform: "node",
-      target: "node22",
-      banner: { js: "#!/usr/bin/env node" },
-      external: ["msw", "ky", "zod"],
-      silent: true,
-    });
-    return join(outDir, "cli.js");
-  })();
-  return built;
+  return bundledScript("src/cli.ts");
 }
 
 export interface CliRun {
