@@ -15,6 +15,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createControlApi } from "./control-api.js";
 import { partialOfDropped } from "./faults.js";
+import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
   type InternalMockServiceOptions,
@@ -184,10 +185,26 @@ async function serve(
   res.once("close", () => {
     if (!res.writableFinished) abort.abort();
   });
+  const origin = kind === "api" ? service.baseUrl : service.storageUrl;
+  let url: URL;
+  let request: Request;
   try {
-    const origin = kind === "api" ? service.baseUrl : service.storageUrl;
-    const url = new URL(req.url ?? "/", origin);
-    const request = toRequest(req, url, abort.signal);
+    url = new URL(req.url ?? "/", origin);
+    request = toRequest(req, url, abort.signal);
+  } catch {
+    // What Node's parser lets through but a URL or a Request cannot hold: a
+    // target such as `http://`, or a method fetch forbids (CONNECT, TRACE, TRACK).
+    const method = req.method ?? "";
+    const refused = ["CONNECT", "TRACE", "TRACK"].includes(method.toUpperCase());
+    const [status, code, message] = refused
+      ? [404, "not_found", `No endpoint ${method}.`]
+      : [400, "bad_request", "The request target or a header cannot be read."];
+    res
+      .writeHead(status, { "content-type": "application/json", "x-request-id": newRequestId() })
+      .end(JSON.stringify({ error: { code, message } }));
+    return;
+  }
+  try {
     const isControl =
       kind === "api" && (url.pathname === "/__mock" || url.pathname.startsWith("/__mock/"));
     const response = isControl ? await control(request, url) : await service.handle(request);
@@ -199,6 +216,7 @@ async function serve(
       await resetMidResponse(res, partialOfDropped(response));
       return;
     }
+    dropUnreadBody(request);
     await writeResponse(res, response);
   } catch (error) {
     // The client went away, or a body stream broke: nothing left to answer.
@@ -226,6 +244,18 @@ function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request
     signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
+}
+
+/**
+ * Reads and drops what the handler left of the request body (an answer
+ * given before reading it, or a 413 part-way): a client still sending then
+ * finishes and reads the answer, instead of stalling until the connection is reset.
+ */
+function dropUnreadBody(request: Request): void {
+  if (request.body === null || request.body.locked) return;
+  request.body.pipeTo(new WritableStream()).catch(() => {
+    // The client went away: nothing left to drop.
+  });
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

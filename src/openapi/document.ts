@@ -7,7 +7,9 @@
  *
  * Imports no msw: the CLI prints it and must run without msw installed.
  */
+
 import { z } from "zod";
+import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
 import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
 import { type ApiRouteInfo, apiRouteTable } from "../mock/routes.js";
 import { DEFAULT_PAGE_LIMIT, OpenEnumOther } from "../schemas/common.js";
@@ -283,6 +285,12 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
     const own = spec.errors?.[status as ErrorStatus];
     const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
     out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
+  }
+  if (spec.body) {
+    out[413] = errorResponse(
+      `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
+      413,
+    );
   }
   // Any operation can meet a failing or overloaded service; the client retries these where safe.
   out["5XX"] = { $ref: "#/components/responses/ServerError" };

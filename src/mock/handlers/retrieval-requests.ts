@@ -16,7 +16,17 @@ import {
   listRetrievalRequests,
 } from "../model/retrieval-requests.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, listJson, NoQuery, pageOf, readBody, readQuery } from "./shared.js";
+import {
+  type ApiRoute,
+  json,
+  listJson,
+  NoQuery,
+  pageOf,
+  parseJsonBody,
+  readBody,
+  readQuery,
+  readText,
+} from "./shared.js";
 
 // The message is judged by the action-response rules (400 action_response_rejected),
 // so the body's shape alone is validated here.
@@ -27,10 +37,10 @@ const ActionResponseBody = ActionResponse.extend({ message: z.string() });
  * cases:write, an inline requestor requestors:write. Checked on the raw body
  * before validation, so a key without the scope learns no validation rules.
  */
-async function requireInlineScopes(request: Request, apiKey: ApiKeyRecord): Promise<void> {
+function requireInlineScopes(text: string, apiKey: ApiKeyRecord): void {
   let body: unknown;
   try {
-    body = JSON.parse(await request.clone().text());
+    body = JSON.parse(text);
   } catch {
     return; // validation answers malformed JSON
   }
@@ -49,8 +59,10 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       scope: "retrievals:write",
       async handle({ request, url, apiKey }) {
         readQuery(url, NoQuery);
-        await requireInlineScopes(request, apiKey);
-        const body = await readBody(request, RetrievalRequestCreate);
+        // Read once, within the size limit, for the scope check and then validation.
+        const text = await readText(request);
+        requireInlineScopes(text, apiKey);
+        const body = parseJsonBody(text, RetrievalRequestCreate);
         return json(201, createRetrievalRequest(ctx, body));
       },
     },

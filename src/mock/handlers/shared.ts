@@ -1,7 +1,7 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import { z } from "zod";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
-import { type MockApiError, validationError } from "../http-error.js";
+import { MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
 import { type Page, toListEnvelope } from "../model/paginate.js";
 import type { PathParams } from "../router.js";
@@ -50,12 +50,60 @@ export function apiErrorResponse(error: MockApiError): Response {
 /** For endpoints that take no query parameters: any parameter is unknown. */
 export const NoQuery = z.strictObject({});
 
+/**
+ * Largest API request body read, in bytes (1 MiB). Valid bodies stay far
+ * below it (the longest field, an action-response message, is 10 000
+ * characters); without a bound a body of about 512 MiB made the runtime fail
+ * to build the string and the server answered 500.
+ */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * The body as UTF-8 text, as `request.text()` reads it, refusing one over
+ * {@link MAX_BODY_BYTES} with 413 `payload_too_large`: by its Content-Length
+ * before reading, or once that many bytes have arrived.
+ */
+export async function readText(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new MockApiError(
+      413,
+      "payload_too_large",
+      `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+    );
+  if (Number(request.headers.get("content-length")) > MAX_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      // Not cancelled: that would reset the connection before the 413
+      // reached the client. The HTTP adapter drops the rest as it arrives.
+      reader.releaseLock();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 /** Parses the JSON body against a schema, or throws 400 validation_error (or invalid_request). */
 export async function readBody<S extends z.ZodType>(
   request: Request,
   schema: S,
 ): Promise<z.output<S>> {
-  const text = await request.text();
+  return parseJsonBody(await readText(request), schema);
+}
+
+/** {@link readBody} for a body already read with {@link readText}. */
+export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   if (text.trim() === "") {
     throw validationError(
       [{ code: "custom", path: [], message: "A JSON body is required" }],
@@ -70,7 +118,7 @@ export async function readBody<S extends z.ZodType>(
  * empty JSON object, is accepted; anything else is an unknown property.
  */
 export async function readNoBody(request: Request): Promise<void> {
-  const text = await request.text();
+  const text = await readText(request);
   if (text.trim() !== "") parseBody(text, NoQuery);
 }
 
