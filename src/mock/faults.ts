@@ -17,6 +17,7 @@
  * response that `partialOfDropped()` returns, when there is one.
  */
 import { z } from "zod";
+import { randomInt, seededRandom } from "../internal/seeded-random.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import { MockApiError } from "./http-error.js";
 
@@ -304,8 +305,8 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
   const randomSeed = deps.randomSeed ?? defaultRandomSeed;
 
   let config = normalize({}, randomSeed());
-  let apiRandom = mulberry32(streamSeed(config.seed, 1));
-  let deliveryRandom = mulberry32(streamSeed(config.seed, 2));
+  let apiRandom = seededRandom(streamSeed(config.seed, 1));
+  let deliveryRandom = seededRandom(streamSeed(config.seed, 2));
 
   let held: Array<() => void> = [];
   let holdTimer: ReturnType<typeof setTimeout> | undefined;
@@ -325,8 +326,8 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
   function apply(next: MockFaultConfig): MockFaultConfig {
     release();
     config = next;
-    apiRandom = mulberry32(streamSeed(config.seed, 1));
-    deliveryRandom = mulberry32(streamSeed(config.seed, 2));
+    apiRandom = seededRandom(streamSeed(config.seed, 1));
+    deliveryRandom = seededRandom(streamSeed(config.seed, 2));
     return current();
   }
 
@@ -382,7 +383,7 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
     const delay =
       typeof latencyMs === "number"
         ? latencyMs
-        : latencyMs.min + Math.floor(apiRandom() * (latencyMs.max - latencyMs.min + 1));
+        : randomInt(apiRandom, latencyMs.min, latencyMs.max);
     let fault: "rate_limited" | "error" | "drop" | undefined;
     let status: MockFaultStatus = 500;
     if (config.rateLimitBurst > 0) {
@@ -456,18 +457,6 @@ function normalize(options: z.infer<typeof FaultOptions>, seed: number): MockFau
             },
     deliveryClockSkewMs: options.deliveryClockSkewMs ?? 0,
     seed,
-  };
-}
-
-/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
 

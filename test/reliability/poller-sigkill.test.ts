@@ -29,11 +29,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomInt, seededRandom } from "../../src/internal/seeded-random.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
 import { bundledScript } from "../helpers/bundle.js";
 import { statusChanged } from "../helpers/events.js";
-import { randomInt, seededRandom } from "../helpers/seeded-random.js";
 import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
 import type { WorkerConfig } from "./poller-worker.js";
 

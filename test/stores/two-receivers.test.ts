@@ -15,6 +15,7 @@ import {
   WEBHOOK_PATH,
 } from "../../examples/webhook-receiver.js";
 import { MedRecords } from "../../src/index.js";
+import { seededRandom } from "../../src/internal/seeded-random.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
 import { isNewerRetrievalRequest, redisDedupeStore } from "../../src/webhooks/index.js";
@@ -26,18 +27,6 @@ const REQUESTS = 40;
 const ROUNDS = 25; // one status change per request per round: 1 000 events
 const STAGES = ["request_sent", "provider_processing", "records_received"] as const;
 const SEED = 20_260_301;
-
-/** mulberry32, so that a failing run can be replayed with the same SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,8 +40,8 @@ function listen(server: Server): Promise<string> {
 }
 
 describeWithServers(["redis"], "two receivers sharing the Redis dedupe store", ({ redis: url }) => {
-  const rand = random(SEED);
-  const latency = random(SEED + 1);
+  const rand = seededRandom(SEED);
+  const latency = seededRandom(SEED + 1);
   let mock: MockService;
   const redisClients: RedisClient[] = [];
   const servers: Server[] = [];

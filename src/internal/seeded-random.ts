@@ -1,4 +1,7 @@
-/** A seeded PRNG for tests whose random choices must replay: mulberry32, floats in [0, 1). */
+/**
+ * mulberry32: a small, fast 32-bit PRNG, floats in [0, 1). Anything that
+ * draws at random and must replay from a seed (mock faults, tests) uses it.
+ */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
