@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { SCOPES } from "../schemas/scopes.js";
 import type { MockFaultOptions } from "./faults.js";
-import { apiErrorResponse, json } from "./handlers/shared.js";
+import { apiErrorResponse, json, readText } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
@@ -190,7 +190,7 @@ async function readJson<S extends z.ZodType>(
   schema: S,
   empty?: z.output<S>,
 ): Promise<z.output<S>> {
-  const text = await request.text();
+  const text = await readText(request);
   if (text.trim() === "" && empty !== undefined) return empty;
   let data: unknown;
   try {

@@ -93,7 +93,11 @@ export interface CatchUpOptions {
    * (`createWebhookHandler({ dedupe })`): an event one of them processed is
    * skipped by the other and counted in `duplicates`. Claimed before
    * `onEvent`, released when it throws. As in the webhook handler, a crash
-   * during `onEvent` leaves the id claimed until its TTL runs out.
+   * (or kill) during `onEvent` leaves the id claimed until its TTL runs out,
+   * so the replayed event is skipped as a duplicate although it was never
+   * processed. Where that must not happen, leave `dedupe` out and claim
+   * inside `onEvent`, in the same transaction as the effect:
+   * `postgresDedupeStore({ pool }).withClaim(event.id, ttl, (client) => ...)`.
    */
   dedupe?: DedupeStore;
   /**

@@ -14,13 +14,13 @@ import { connect } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MedRecords } from "../../src/index.js";
+import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { apiRouteTable } from "../../src/mock/routes.js";
 import { EVENT_TYPES, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 
 const START = "2026-03-01T10:00:00.000Z";
-const MAX_BODY_BYTES = 1_048_576;
 const MB = 1_000_000;
 const TIMEOUT = FULL ? 600_000 : 60_000;
 

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROL_ENDPOINTS } from "../../src/mock/control-api.js";
+import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
@@ -376,6 +377,17 @@ describe("the clock: GET /__mock/clock, POST /__mock/clock/advance and /set", ()
     }
     // An empty body is not JSON either, where a body is required.
     expectError(await h.controlRaw("POST", "/clock/advance", ""), 400, "validation_error");
+  });
+
+  it("takes bodies up to the API's limit and answers 413 one byte over it", async () => {
+    const json = '{"by": "1s"}';
+    const padded = (size: number) => `${json}${" ".repeat(size - json.length)}`;
+    expect((await h.controlRaw("POST", "/clock/advance", padded(MAX_BODY_BYTES))).status).toBe(200);
+    expectError(
+      await h.controlRaw("POST", "/clock/advance", padded(MAX_BODY_BYTES + 1)),
+      413,
+      "payload_too_large",
+    );
   });
 });
 
