@@ -11,6 +11,10 @@ export default defineConfig({
         find: /^medrecords\/webhooks$/,
         replacement: new URL("./src/webhooks/index.ts", import.meta.url).pathname,
       },
+      {
+        find: /^medrecords\/mock$/,
+        replacement: new URL("./src/mock/index.ts", import.meta.url).pathname,
+      },
     ],
   },
   test: {
@@ -22,7 +26,14 @@ export default defineConfig({
     setupFiles: ["test/setup/leak-collector.ts"],
     // One end-to-end suite, two transports: the reference server under MSW and over real HTTP.
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [E2E] } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+          exclude: [E2E],
+        },
+      },
       {
         extends: true,
         test: { name: "e2e-msw", include: [E2E], env: { MEDRECORDS_E2E_TRANSPORT: "msw" } },
