@@ -1,8 +1,15 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 const E2E = "test/e2e/**/*.test.ts";
 
 export default defineConfig({
+  // As in tsup.config.ts: the package's version, from package.json (src/internal/version.ts).
+  define: {
+    __MEDRECORDS_VERSION__: JSON.stringify(
+      (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
+    ),
+  },
   // examples/ import the package by name, as an application would: run them on the sources.
   resolve: {
     alias: [

@@ -20,7 +20,7 @@ case "$("$NODE" --version)" in
     exit 1
     ;;
 esac
-for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
+for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/webhooks.node.js dist/webhooks.node.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
   if [ ! -f "$REPO/$f" ]; then
     echo "smoke: $f missing; run npm run build first" >&2
     exit 1
@@ -192,6 +192,15 @@ if [ "$help_rc" -ne 0 ]; then
   echo "smoke: medrecords --help exited $help_rc" >&2
   exit 1
 fi
+
+# The version is written in package.json only; the build injects it (tsup define).
+expected_version="$("$NODE" -p 'require(process.argv[1]).version' "$REPO/package.json")"
+actual_version="$(node_modules/.bin/medrecords --version </dev/null)"
+if [ "$actual_version" != "$expected_version" ]; then
+  echo "smoke: medrecords --version printed '$actual_version', package.json has $expected_version" >&2
+  exit 1
+fi
+echo "smoke: medrecords --version is $actual_version, as in package.json"
 
 # The bin must run where msw is not installed (test suites in other languages):
 # a second project with the tarball alone serves the reference server and its

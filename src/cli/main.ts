@@ -1,5 +1,5 @@
 /** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
-import { readFileSync } from "node:fs";
+import { VERSION } from "../internal/version.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { mockCommand } from "./mock-command.js";
 import { openApiCommand } from "./openapi-command.js";
@@ -14,22 +14,6 @@ Usage:
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
 `;
-
-/** From the package's own package.json: `dist/cli.js` in the package, `src/cli/main.ts` in this repo. */
-function version(): string {
-  for (const path of ["../package.json", "../../package.json"]) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as {
-        name?: string;
-        version?: string;
-      };
-      if (pkg.name === "medrecords" && pkg.version !== undefined) return pkg.version;
-    } catch {
-      // Not this one; try the next.
-    }
-  }
-  return "unknown";
-}
 
 const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number>> = {
   mock: mockCommand,
@@ -53,7 +37,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "--version" || command === "-v") {
-    io.stdout(`${version()}\n`);
+    io.stdout(`${VERSION}\n`);
     return 0;
   }
   const run = COMMANDS[command];

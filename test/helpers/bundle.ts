@@ -4,7 +4,7 @@
  * run it with plain `node` and its external imports (`ky`, `zod`, `pg`)
  * resolve from node_modules as in a user's install.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "tsup";
 
@@ -29,6 +29,12 @@ export function bundledScript(
         platform: "node",
         target: "node22",
         external: [...external],
+        // As in tsup.config.ts, so that `medrecords --version` prints package.json's version.
+        define: {
+          __MEDRECORDS_VERSION__: JSON.stringify(
+            (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
+          ),
+        },
         silent: true,
       });
       return join(outDir, "script.js");
