@@ -16,12 +16,19 @@ import { Webhooks } from "./resources/webhooks.js";
  * const created = await mr.cases.create({ title: "Doe v. Acme", client_name: "Jane Doe" });
  */
 export class MedRecords {
+  /** Legal matters, and uploading documents to them. */
   readonly cases: Cases;
+  /** Case documents: list, read, archive, download. */
   readonly documents: Documents;
+  /** Webhook endpoints, their tests and their delivery history. */
   readonly webhooks: Webhooks;
+  /** The event log, and `catchUp()` to follow it after an outage. */
   readonly events: Events;
+  /** Requests to obtain records from a provider, and answers to its action requests. */
   readonly retrievalRequests: RetrievalRequests;
+  /** The directory of providers records can be requested from. */
   readonly facilities: Facilities;
+  /** Retrieval profiles: who at the firm a provider deals with. */
   readonly requestors: Requestors;
   /** Holds the key; private so that logging the client never prints it. */
   readonly #core: Core;

@@ -1,8 +1,16 @@
+/**
+ * `medrecords`: the typed client of the Medical Record Retrieval API v2
+ * (`MedRecords`), its errors, the event-log catch-up poller, and the zod
+ * schemas of every request and response with their types.
+ *
+ * @module medrecords
+ */
 export { MedRecords } from "./client.js";
 export type { WithResponse } from "./core/api-promise.js";
 export { APIPromise } from "./core/api-promise.js";
 export {
   APIError,
+  type APIErrorInit,
   AuthenticationError,
   BadRequestError,
   ConflictError,

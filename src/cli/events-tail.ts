@@ -10,7 +10,7 @@
  * the start position is saved at once, so that a later run resumes from it
  * even if no event came in between.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MedRecords } from "../client.js";
 import {
   APIError,

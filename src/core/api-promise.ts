@@ -1,6 +1,8 @@
 /** The body of a response together with the response itself. */
 export interface WithResponse<T> {
+  /** The parsed body: what awaiting the call gives. */
   data: T;
+  /** The raw response; its body has been read already. */
   response: Response;
   /** `X-Request-Id` of the response. */
   requestId: string | undefined;
@@ -17,6 +19,12 @@ export class APIPromise<T> implements PromiseLike<T> {
     this.#inner = inner;
   }
 
+  /**
+   * The parsed body together with the raw `Response` and its request id.
+   *
+   * @example
+   * const { data, requestId } = await mr.cases.retrieve(id).withResponse();
+   */
   withResponse(): Promise<WithResponse<T>> {
     return this.#inner;
   }
@@ -30,11 +38,13 @@ export class APIPromise<T> implements PromiseLike<T> {
     return this.#inner.then((r) => r.data).then(onfulfilled, onrejected);
   }
 
+  /** As `Promise#catch`: the call's error, typically a {@link MedRecordsError}, goes to `onrejected`. */
   // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
   catch<B = never>(onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<T | B> {
     return this.then(undefined, onrejected);
   }
 
+  /** As `Promise#finally`. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.then().finally(onfinally);
   }

@@ -8,22 +8,37 @@
 
 /** Base class of every error thrown by `medrecords`. */
 export class MedRecordsError extends Error {
+  /** The class's name, set on each class so that it survives minification and shows in logs. */
   override name = "MedRecordsError";
 }
 
 /** One field that failed validation. `path` is dotted, e.g. `"client_email"`. */
 export interface ValidationIssue {
+  /** The field, dotted for nested ones (`case.title`, `attachments.1`); `(body)` for the whole body. */
   path: string;
+  /** Why it was refused, in words; never the value itself. */
   message: string;
 }
 
+/**
+ * What an {@link APIError} is built from: the response's status, the spec's
+ * code and the service's message. The SDK builds these itself; construct one
+ * to fake an API failure in your own tests.
+ */
 export interface APIErrorInit {
+  /** HTTP status of the response. */
   status: number;
+  /** The spec's error code, e.g. `not_found`; undefined when the body had none. */
   code: string | undefined;
+  /** The service's message. */
   message: string;
+  /** `X-Request-Id` of the response. */
   requestId?: string | undefined;
+  /** Response headers. @default new Headers() */
   headers?: Headers | undefined;
+  /** HTTP method of the call; with `path`, prefixes the error message. */
   method?: string | undefined;
+  /** Path template of the call, e.g. `/v2/cases/{case_id}`, never the filled-in path. */
   path?: string | undefined;
 }
 
@@ -149,6 +164,7 @@ export class TimeoutError extends MedRecordsError {
 /** A response did not match the spec's schema (with `validateResponses: true`). */
 export class ResponseValidationError extends MedRecordsError {
   override name = "ResponseValidationError";
+  /** Each field that did not match, with the reason (values are never echoed). */
   readonly issues: ValidationIssue[];
   constructor(message: string, issues: ValidationIssue[]) {
     super(message);
@@ -159,7 +175,9 @@ export class ResponseValidationError extends MedRecordsError {
 /** The presigned upload address refused the bytes. */
 export class UploadError extends MedRecordsError {
   override name = "UploadError";
+  /** HTTP status the upload address answered; undefined when the SDK refused before sending. */
   readonly status: number | undefined;
+  /** The error code in the upload address's answer, when it carried one. */
   readonly code: string | undefined;
   constructor(message: string, status?: number, code?: string) {
     super(message);

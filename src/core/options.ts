@@ -24,10 +24,13 @@ export interface ResponseInfo extends RequestInfo {
  * `console` included; each receives a short message and structured fields.
  */
 export interface Logger {
+  /** Each attempt answered with a status below 400. */
   debug?(message: string, fields: ResponseInfo): void;
+  /** Each attempt answered 400 or above, or not at all (timeout, connection error). */
   warn?(message: string, fields: ResponseInfo): void;
 }
 
+/** Options of `new MedRecords(options)`. */
 export interface ClientOptions {
   /**
    * API key, sent as `Authorization: Bearer <key>` to `baseUrl`'s origin only.
@@ -75,7 +78,9 @@ export interface ClientOptions {
   logger?: Logger | undefined;
   /** Called before and after every attempt, with the same fields as the logger. */
   hooks?: {
+    /** Before each attempt, retries included. */
     onRequest?: (info: RequestInfo) => void;
+    /** After each attempt, whether it got an answer or not. */
     onResponse?: (info: ResponseInfo) => void;
   };
   /**

@@ -5,6 +5,7 @@ import type { Core, RequestSpec } from "./request.js";
 
 /** One page of a list: its items, links and cursors. */
 export class Page<T> implements AsyncIterable<T> {
+  /** This page's items, in the list's order. */
   readonly results: T[];
   /** Absolute address of the next page, or null on the last. */
   readonly next: string | null;
@@ -29,6 +30,7 @@ export class Page<T> implements AsyncIterable<T> {
     this.#fetchUrl = fetchUrl;
   }
 
+  /** Whether a page follows this one. */
   hasNextPage(): boolean {
     return this.next !== null;
   }
@@ -50,7 +52,8 @@ export class Page<T> implements AsyncIterable<T> {
 
   /** Every item of this page and the following ones. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    for await (const page of this.pages()) yield* page.results;
+    // A loop rather than `yield* page.results`, which wraps each item in an async-from-sync step.
+    for await (const page of this.pages()) for (const item of page.results) yield item;
   }
 }
 
@@ -80,6 +83,7 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }
 
+  /** As `Promise#catch`, for the first page. */
   catch<B = never>(
     // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#catch.
     onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
@@ -87,6 +91,7 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.then(undefined, onrejected);
   }
 
+  /** As `Promise#finally`, for the first page. */
   finally(onfinally?: (() => void) | null): Promise<Page<T>> {
     return this.then().finally(onfinally);
   }
@@ -96,8 +101,11 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     yield* (await this.#firstPage()).pages();
   }
 
+  /** Every item of every page, fetched one page at a time: `for await (const item of mr.cases.list())`. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    yield* await this.#firstPage();
+    // One generator between the caller and the items, not a second one delegating to the page's.
+    const first = await this.#firstPage();
+    for await (const page of first.pages()) for (const item of page.results) yield item;
   }
 }
 

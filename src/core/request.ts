@@ -246,7 +246,7 @@ export class Core {
     return async (input, init) => {
       attempt++;
       const request = input instanceof Request ? input : new Request(input, init);
-      if (new URL(request.url).origin !== this.origin) request.headers.delete("authorization");
+      if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: spec.method, path: spec.path, attempt };
       hooks?.onRequest?.(info);
       const started = performance.now();
@@ -335,6 +335,18 @@ export function toSearchParams(query: Record<string, unknown> | undefined): URLS
   return params;
 }
 
+/**
+ * Whether the serialized URL `url` is on `origin`: a prefix test for the
+ * usual case, the parse otherwise (a serialized URL that starts with
+ * `<origin>/` has no user info and the same host and port).
+ */
+function sameOrigin(url: string, origin: string): boolean {
+  return (
+    (url.startsWith(origin) && url.charCodeAt(origin.length) === 0x2f) ||
+    new URL(url).origin === origin
+  );
+}
+
 export function requestIdOf(response: Response): string | undefined {
   return response.headers.get("x-request-id") ?? undefined;
 }
@@ -348,14 +360,31 @@ export function requestIdOf(response: Response): string | undefined {
  */
 async function readWhole(response: Response): Promise<Response> {
   if (response.body === null) return response;
-  const body = await response.arrayBuffer();
+  const bytes = new Uint8Array(await response.arrayBuffer());
   const { status, statusText, headers } = response;
-  return new Response(body, { status, statusText, headers });
+  // Over the same bytes, not a copy of them (a BufferSource body would be copied).
+  const whole = new Response(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (bytes.byteLength > 0) controller.enqueue(bytes);
+        controller.close();
+      },
+    }),
+    { status, statusText, headers },
+  );
+  wholeBodies.set(whole, bytes);
+  return whole;
 }
+
+/** The bytes `readWhole` read, so that `parseBody` decodes them instead of reading the body again. */
+const wholeBodies = new WeakMap<Response, Uint8Array>();
+const utf8 = new TextDecoder();
 
 async function parseBody(response: Response): Promise<unknown> {
   if (response.status === 204) return undefined;
-  const text = await response.text();
+  const bytes = wholeBodies.get(response);
+  // As `response.text()`: UTF-8, a leading BOM dropped, bad sequences replaced.
+  const text = bytes === undefined ? await response.text() : utf8.decode(bytes);
   if (text === "") return undefined;
   try {
     return JSON.parse(text);

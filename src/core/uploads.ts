@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { SignUploadResponse } from "../schemas/uploads.js";
 import { UploadError } from "./errors.js";
 import { isNode, nodePut } from "./node-put.js";
@@ -17,6 +17,7 @@ export type Uploadable =
   | ReadableStream<Uint8Array>
   | AsyncIterable<Uint8Array>;
 
+/** A file to upload, and the name and type it is signed with. */
 export interface UploadParams {
   /** The bytes: a `Blob`/`File`, bytes, a web `ReadableStream`, a Node stream, or `await fileFromPath(path)`. */
   file: Uploadable;

@@ -9,10 +9,10 @@
  * their arguments (TypeError, answered 400) and the moves they allow (Error,
  * answered 409), so the two surfaces cannot drift apart.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SCOPES } from "../schemas/scopes.js";
 import type { MockFaultOptions } from "./faults.js";
-import { apiErrorResponse, json, readText } from "./handlers/shared.js";
+import { apiErrorReply, json, type Reply, readText, toResponse } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
@@ -21,7 +21,7 @@ import type { MockServiceCore } from "./service.js";
 type ControlHandler = (call: {
   request: Request;
   params: Record<string, string>;
-}) => Promise<Response> | Response;
+}) => Promise<Reply> | Reply;
 
 const ApiKeyInput = z.strictObject({ scopes: z.array(z.enum(SCOPES)).optional() });
 const AdvanceInput = z.strictObject({ by: z.union([z.number(), z.string()]) });
@@ -166,9 +166,9 @@ export function createControlApi(
           `No control endpoint ${request.method} ${url.pathname}; GET /__mock lists them.`,
         );
       }
-      return await match.route({ request, params: match.params });
+      return toResponse(await match.route({ request, params: match.params }));
     } catch (error) {
-      return controlError(error);
+      return toResponse(controlError(error));
     }
   };
 }
@@ -204,8 +204,8 @@ async function readJson<S extends z.ZodType>(
 }
 
 /** The service's own checks: bad arguments are 400, a move the request cannot make is 409. */
-function controlError(error: unknown): Response {
-  if (error instanceof MockApiError) return apiErrorResponse(error);
+function controlError(error: unknown): Reply {
+  if (error instanceof MockApiError) return apiErrorReply(error);
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof TypeError || error instanceof RangeError) {
     return json(400, { error: { code: "validation_error", message } });

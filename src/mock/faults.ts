@@ -16,7 +16,7 @@
  * HTTP adapter destroys the socket, after writing the start of the real
  * response that `partialOfDropped()` returns, when there is one.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { randomInt, seededRandom } from "../internal/seeded-random.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import { MockApiError } from "./http-error.js";
@@ -59,7 +59,14 @@ export interface MockFaultOptions {
    * @default 0
    * @example { min: 50, max: 250 }
    */
-  latencyMs?: number | { min: number; max: number };
+  latencyMs?:
+    | number
+    | {
+        /** Shortest delay, ms. */
+        min: number;
+        /** Longest delay, ms. */
+        max: number;
+      };
   /**
    * Fraction (0 to 1) of faulted requests answered with a 5xx from
    * `errorStatuses`, body `{ error: { code, message } }`: 500
@@ -161,19 +168,38 @@ export interface MockFaultOptions {
 
 /** The active configuration: every option filled in, `reorder` expanded. Plain JSON. */
 export interface MockFaultConfig {
-  latencyMs: number | { min: number; max: number };
+  /** See {@link MockFaultOptions.latencyMs}. */
+  latencyMs:
+    | number
+    | {
+        /** Shortest delay, ms. */
+        min: number;
+        /** Longest delay, ms. */
+        max: number;
+      };
+  /** See {@link MockFaultOptions.errorRate}. */
   errorRate: number;
+  /** See {@link MockFaultOptions.errorStatuses}. */
   errorStatuses: MockFaultStatus[];
+  /** See {@link MockFaultOptions.errorTiming}. */
   errorTiming: MockFaultTiming;
   /** The 429s still to come. */
   rateLimitBurst: number;
+  /** See {@link MockFaultOptions.retryAfterSeconds}. */
   retryAfterSeconds: number;
+  /** See {@link MockFaultOptions.dropRate}. */
   dropRate: number;
+  /** See {@link MockFaultOptions.dropTiming}. */
   dropTiming: MockFaultTiming;
+  /** See {@link MockFaultOptions.includeStorage}. */
   includeStorage: boolean;
+  /** See {@link MockFaultOptions.duplicateRate}. */
   duplicateRate: number;
+  /** See {@link MockFaultOptions.reorder}; false when off. */
   reorder: false | Required<MockFaultReorder>;
+  /** See {@link MockFaultOptions.deliveryClockSkewMs}. */
   deliveryClockSkewMs: number;
+  /** The seed in use: pass this configuration to `set()` to replay the same faults. */
   seed: number;
 }
 
@@ -255,8 +281,11 @@ export interface DeliveryFaults {
   release(): void;
 }
 
-/** `handle()`'s last step for one request: catches errors into responses and stamps headers. */
-export type Answer = (serve: () => Promise<Response>) => Promise<Response>;
+/**
+ * `handle()`'s last step for one request: catches errors into responses and
+ * stamps headers. `R` is what the real serving gives (the service's replies).
+ */
+export type Answer<R = Response> = (serve: () => Promise<R>) => Promise<Response>;
 
 export interface FaultController {
   /** The public `mock.faults`. */
@@ -266,12 +295,18 @@ export interface FaultController {
    * Serves one request to the API origin (`api` true) or the storage origin
    * under the active faults. `answer(real)` serves it for real.
    */
-  serve(
+  serve<R>(
     request: Request,
     api: boolean,
-    answer: Answer,
-    real: () => Promise<Response>,
+    answer: Answer<R>,
+    real: () => Promise<R>,
   ): Promise<Response>;
+  /**
+   * True when `serve()` would inject nothing into a request of this origin
+   * and draw nothing from the PRNG: the request may be served without it
+   * (the HTTP server's direct path).
+   */
+  idle(api: boolean): boolean;
 }
 
 export interface FaultDependencies {
@@ -279,6 +314,16 @@ export interface FaultDependencies {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** A fresh random seed. @default crypto.getRandomValues */
   randomSeed?: () => number;
+}
+
+// The abort signal of each request the HTTP server keeps beside the Request
+// rather than in it: a Request built with a signal costs undici more than
+// serving a GET does (it registers the signal for cleanup).
+const clientSignals = new WeakMap<Request, AbortSignal>();
+
+/** Names the signal that aborts when `request`'s client goes away, for a Request built without one. */
+export function setClientSignal(request: Request, signal: AbortSignal): void {
+  clientSignals.set(request, signal);
 }
 
 // The real response behind each `Response.error()` of a drop after handling.
@@ -371,11 +416,21 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
     release,
   };
 
-  async function serve(
+  function idle(api: boolean): boolean {
+    if (!api && !config.includeStorage) return true;
+    return (
+      config.latencyMs === 0 &&
+      config.rateLimitBurst === 0 &&
+      config.errorRate === 0 &&
+      config.dropRate === 0
+    );
+  }
+
+  async function serve<R>(
     request: Request,
     api: boolean,
-    answer: Answer,
-    real: () => Promise<Response>,
+    answer: Answer<R>,
+    real: () => Promise<R>,
   ): Promise<Response> {
     if (!api && !config.includeStorage) return answer(real);
     // Every choice is drawn on arrival, so the PRNG sequence follows request order.
@@ -399,9 +454,10 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
     const { errorTiming, dropTiming, retryAfterSeconds } = config;
 
     if (delay > 0) {
-      await sleep(delay, request.signal);
+      const signal = clientSignals.get(request) ?? request.signal;
+      await sleep(delay, signal);
       // The client gave up while it waited: nothing is served, and nobody reads an answer.
-      if (request.signal.aborted) return dropped(undefined);
+      if (signal.aborted) return dropped(undefined);
     }
     const injected = () => {
       throw fault === "rate_limited"
@@ -430,7 +486,7 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
     return response;
   }
 
-  return { faults, delivery, serve };
+  return { faults, delivery, serve, idle };
 }
 
 function normalize(options: z.infer<typeof FaultOptions>, seed: number): MockFaultConfig {

@@ -14,15 +14,21 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createControlApi } from "./control-api.js";
-import { partialOfDropped } from "./faults.js";
+import { partialOfDropped, setClientSignal } from "./faults.js";
+import { jsonTextOf } from "./handlers/shared.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
+  type DirectAnswer,
+  type DirectHandler,
+  type DirectRequest,
+  directHandlerOf,
   type InternalMockServiceOptions,
   type MockServiceCore,
   type MockServiceOptions,
 } from "./service.js";
 
+/** Options of `startMockServer(options)`: those of `createMockService`, plus where to listen. */
 export interface MockServerOptions extends Omit<MockServiceOptions, "baseUrl" | "storageUrl"> {
   /**
    * Port of the API (and of the control API under `/__mock/`).
@@ -51,7 +57,9 @@ export interface MockServer extends MockServiceCore {
 
 /** Raised when a port cannot be listened on; `code` is Node's (`EADDRINUSE`, `EACCES`, ...). */
 export class MockServerListenError extends Error {
+  /** The class's name, set so that it survives minification and shows in logs. */
   override name = "MockServerListenError";
+  /** Node's error code, e.g. `EADDRINUSE`; undefined when it gave none. */
   readonly code: string | undefined;
   constructor(message: string, code: string | undefined) {
     super(message);
@@ -85,9 +93,13 @@ export async function startMockServerInternal(
 
   let service: MockServiceCore | undefined;
   let control: ((request: Request, url: URL) => Promise<Response>) | undefined;
+  let direct: DirectHandler | undefined;
   const listener = (kind: "api" | "storage") => (req: IncomingMessage, res: ServerResponse) => {
     if (service === undefined || control === undefined) {
       res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end();
+      return;
+    }
+    if (kind === "api" && direct !== undefined && serveDirect(service.baseUrl, direct, req, res)) {
       return;
     }
     serve(kind, service, control, req, res);
@@ -114,6 +126,7 @@ export async function startMockServerInternal(
     internal,
   );
   control = createControlApi(service);
+  direct = directHandlerOf(service);
 
   let closing: Promise<void> | undefined;
   return Object.assign(service, {
@@ -217,33 +230,135 @@ async function serve(
       return;
     }
     dropUnreadBody(request);
-    await writeResponse(res, response);
+    // API and control answers are JSON documents: whole. Storage downloads stream.
+    await writeResponse(res, response, kind === "api");
   } catch (error) {
-    // The client went away, or a body stream broke: nothing left to answer.
-    if (!res.headersSent && !res.destroyed) {
-      const message = error instanceof Error ? error.message : String(error);
-      res
-        .writeHead(500, { "content-type": "application/json" })
-        .end(JSON.stringify({ error: { code: "internal_error", message } }));
-    } else {
-      res.destroy();
-    }
+    failed(res, error);
   }
 }
 
-function toRequest(req: IncomingMessage, url: URL, signal: AbortSignal): Request {
-  const headers = new Headers();
+/** The client went away, or a body stream broke: nothing left to answer. */
+function failed(res: ServerResponse, error: unknown): void {
+  if (!res.headersSent && !res.destroyed) {
+    const message = error instanceof Error ? error.message : String(error);
+    res
+      .writeHead(500, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: { code: "internal_error", message } }));
+  } else {
+    res.destroy();
+  }
+}
+
+/**
+ * The direct path: a GET or HEAD to the API (not the control API) served
+ * without undici Request and Response objects, which cost more than the
+ * service's own work, and written in one `writeHead` + `end`. The same bytes
+ * as `serve()` writes. False, having done nothing, for any other request and
+ * while faults are configured: `serve()` answers it.
+ */
+function serveDirect(
+  origin: string,
+  direct: DirectHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
+  const method = req.method;
+  if (method !== "GET" && method !== "HEAD") return false;
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", origin);
+  } catch {
+    return false;
+  }
+  // Another origin (an absolute-form target) or credentials, which a Request refuses: serve() decides.
+  if (url.origin !== origin || url.username !== "" || url.password !== "") return false;
+  const path = url.pathname;
+  if (path === "/__mock" || path.startsWith("/__mock/")) return false;
+  let answer: ReturnType<DirectHandler>;
+  try {
+    answer = direct(new NodeDirectRequest(method, url, req));
+  } catch (error) {
+    failed(res, error);
+    return true;
+  }
+  if (answer === undefined) return false;
+  if (answer instanceof Promise) {
+    answer.then(
+      (settled) => writeDirect(res, settled),
+      (error) => failed(res, error),
+    );
+  } else {
+    writeDirect(res, answer);
+  }
+  return true;
+}
+
+function writeDirect(res: ServerResponse, answer: DirectAnswer | Response): void {
+  if (answer instanceof Response) {
+    writeResponse(res, answer, true).catch((error) => failed(res, error));
+    return;
+  }
+  const headers = answer.headers;
+  headers.push("content-length", String(Buffer.byteLength(answer.body)));
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
+}
+
+/** An IncomingMessage as the service's direct path reads it. */
+class NodeDirectRequest implements DirectRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly #req: IncomingMessage;
+  #request: Request | undefined;
+
+  constructor(method: string, url: URL, req: IncomingMessage) {
+    this.method = method;
+    this.url = url;
+    this.#req = req;
+  }
+
+  header(name: string): string | null {
+    // As Headers.get: every field of that name, case-insensitively, trimmed, joined with ", ".
+    const raw = this.#req.rawHeaders;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i] as string;
+      if (key.length !== name.length || key.toLowerCase() !== name) continue;
+      const field = trimHttpWhitespace(raw[i + 1] as string);
+      value = value === null ? field : `${value}, ${field}`;
+    }
+    return value;
+  }
+
+  toRequest(): Request {
+    this.#request ??= toRequest(this.#req, this.url);
+    return this.#request;
+  }
+}
+
+/** Leading and trailing HTTP whitespace (tab, LF, CR, space) off, as Headers normalizes a value. */
+function trimHttpWhitespace(value: string): string {
+  return /^[\t\n\r ]|[\t\n\r ]$/.test(value)
+    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "")
+    : value;
+}
+
+function toRequest(req: IncomingMessage, url: URL, signal?: AbortSignal): Request {
+  // Pairs, which the Request fills its own Headers from (a Headers here would be copied once more).
+  const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+    headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
   }
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(url, {
+  const request = new Request(url, {
     method,
     headers,
-    signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
   } as RequestInit);
+  // Beside the Request, not in it (see setClientSignal): only injected latency waits on it.
+  if (signal !== undefined) setClientSignal(request, signal);
+  return request;
 }
 
 /**
@@ -258,16 +373,36 @@ function dropUnreadBody(request: Request): void {
   });
 }
 
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+/**
+ * Writes the answer: `whole`, read first and sent with its Content-Length in
+ * one write (a small JSON document; piping it through a stream costs more
+ * than the request); otherwise streamed as it is read.
+ */
+async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  whole: boolean,
+): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  res.writeHead(response.status, headers);
   if (response.body === null) {
+    res.writeHead(response.status, headers);
     res.end();
     return;
   }
+  if (whole) {
+    const text = jsonTextOf(response);
+    const body = text === undefined ? new Uint8Array(await response.arrayBuffer()) : text;
+    headers["content-length"] = String(
+      typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+    );
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
   await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res);
 }
 

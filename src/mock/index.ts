@@ -1,4 +1,10 @@
-/** `medrecords/mock`: the stateful reference server for tests. */
+/**
+ * `medrecords/mock`: the stateful reference server for tests, in process
+ * (`createMockService`, through MSW or its own `fetch`) or over HTTP
+ * (`startMockServer`). Needs `msw` only for `handlers`.
+ *
+ * @module medrecords/mock
+ */
 export type { MockClock } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {
@@ -18,6 +24,10 @@ export {
 export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
 export type { DeliveryMode, InboxDelivery } from "./model/delivery.js";
 export { MOCK_FACILITIES } from "./model/facilities.js";
+export type {
+  ActionResponseRecord as MockActionResponse,
+  UploadedFile as MockUploadedFile,
+} from "./model/retrieval-requests.js";
 export type {
   MockActionRequest,
   MockFileContent,

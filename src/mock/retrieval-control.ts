@@ -6,7 +6,7 @@
  * a TypeError; a move the request cannot make (an unknown id, a second open
  * action request, a change to a completed or cancelled request) throws an Error.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   ACTION_REQUIRED_REASONS,
   RETRIEVAL_STAGES,
@@ -39,6 +39,7 @@ export type MockFileContent = string | Uint8Array | ArrayBuffer;
 
 /** A record file the provider releases. */
 export interface MockRecordFile {
+  /** Name of the file, e.g. `records.pdf`. */
   file_name: string;
   /** MIME type, e.g. `application/pdf`. */
   file_type: string;
@@ -46,7 +47,9 @@ export interface MockRecordFile {
   content: MockFileContent;
 }
 
+/** A provider invoice for `mock.retrievalRequests.addInvoice()`. */
 export interface MockInvoice {
+  /** Name of the file, e.g. `invoice-001.pdf`. */
   file_name: string;
   /** Downloadable at once (documents_available with invoice_ids); else listed with `ready: false`. @default false */
   ready?: boolean;
@@ -60,6 +63,10 @@ export interface MockInvoice {
   records_fee?: number | null;
 }
 
+/**
+ * `mock.retrievalRequests`: the provider's side of retrieval requests. Each
+ * call is one public change with its events, as if the provider had acted.
+ */
 export interface MockRetrievalRequests {
   /**
    * A new visible status and stage: emits status_changed, even when both are

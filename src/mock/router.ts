@@ -48,20 +48,19 @@ function matchSegments(
   actual: readonly string[],
 ): PathParams | undefined {
   if (pattern.length !== actual.length) return undefined;
-  const params: PathParams = {};
+  // The fixed segments first: most patterns are refused there, before any decoding.
   for (let i = 0; i < pattern.length; i++) {
     const expected = pattern[i] as string;
     const segment = actual[i] as string;
-    if (expected.startsWith(":")) {
-      if (segment === "") return undefined;
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        return undefined;
-      }
-      params[expected.slice(1)] = decoded;
-    } else if (expected !== segment) {
+    if (expected.startsWith(":") ? segment === "" : expected !== segment) return undefined;
+  }
+  const params: PathParams = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i] as string;
+    if (!expected.startsWith(":")) continue;
+    try {
+      params[expected.slice(1)] = decodeURIComponent(actual[i] as string);
+    } catch {
       return undefined;
     }
   }

@@ -2,7 +2,16 @@ import type { HttpHandler } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createMockClock, type MockClock } from "./clock.js";
 import { createFaultController, type MockFaults } from "./faults.js";
-import { type ApiRoute, apiErrorResponse, json, type StorageRoute } from "./handlers/shared.js";
+import {
+  type ApiCall,
+  type ApiRoute,
+  apiErrorReply,
+  JsonReply,
+  json,
+  type Reply,
+  type StorageRoute,
+  toResponse,
+} from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions, requireScope } from "./model/api-keys.js";
@@ -19,6 +28,7 @@ import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-
 import { Router } from "./router.js";
 import { apiRoutes } from "./routes.js";
 
+/** Options of `createMockService(options)` (and of `startMockServer`, but the origins). */
 export interface MockServiceOptions {
   /** API origin and nothing else (no path). @default "https://api.medrecords.test" */
   baseUrl?: string;
@@ -65,6 +75,7 @@ export interface InternalMockServiceOptions {
   onApiResponse?: (request: Request, response: Response) => void;
 }
 
+/** `mock.deliveries`: the webhook deliveries the service sends. */
 export interface MockDeliveries {
   /** Awaits every delivery attempt in flight (attempts due now); call it before advancing the clock. */
   flush(): Promise<void>;
@@ -72,6 +83,7 @@ export interface MockDeliveries {
   readonly inbox: InboxDelivery[];
 }
 
+/** `mock.apiKeys`: the keys the service accepts. */
 export interface MockApiKeys {
   /** Returns a new raw key, `medrecords_sk_live_` + 32 base62 characters. */
   create(options?: CreateApiKeyOptions): string;
@@ -82,13 +94,17 @@ export interface MockApiKeys {
  * `startMockServer` and the CLI serve, so neither needs msw installed.
  */
 export interface MockServiceCore {
+  /** The API origin, e.g. `https://api.medrecords.test`: the client's `baseUrl`. */
   readonly baseUrl: string;
+  /** The origin of presigned upload and download addresses, another origin than the API's. */
   readonly storageUrl: string;
   /** Answers a request to one of the mock's origins; undefined for any other origin. */
   handle(request: Request): Promise<Response | undefined>;
   /** A `fetch` that serves the mock's origins and rejects with a TypeError for any other. */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  /** Mints API keys, with every scope or chosen ones. */
   readonly apiKeys: MockApiKeys;
+  /** The service's clock: expiries, delivery retries and retention move only when you advance it. */
   readonly clock: MockClock;
   /** Webhook deliveries: wait for those in flight, or read the inbox. */
   readonly deliveries: MockDeliveries;
@@ -116,6 +132,49 @@ export interface MockService extends MockServiceCore {
 
 // The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
 const contexts = new WeakMap<MockServiceCore, ModelContext>();
+
+/**
+ * A GET or HEAD to the API origin as the HTTP server has it, for the direct
+ * path ({@link directHandlerOf}): no undici Request is built unless
+ * something asks for one.
+ */
+export interface DirectRequest {
+  /** `GET` or `HEAD`. */
+  readonly method: string;
+  /** The request's address, on the API origin. */
+  readonly url: URL;
+  /** A header's value as `Headers.get` gives it: repeated headers joined with ", ". */
+  header(name: string): string | null;
+  /** The same request as a `Request` (without a body), built once on first use. */
+  toRequest(): Request;
+}
+
+/**
+ * A JSON answer ready to write: `headers` as name, value, name, value...
+ * (lower case, in the order a Response's headers iterate, i.e. sorted),
+ * without Content-Length.
+ */
+export interface DirectAnswer {
+  readonly status: number;
+  readonly headers: string[];
+  readonly body: string;
+}
+
+/**
+ * Serves a request without undici Request and Response objects when it
+ * can: undefined when the request must take `handle()` instead (faults are
+ * configured for the API origin); a Response when a handler answered with one.
+ */
+export type DirectHandler = (
+  request: DirectRequest,
+) => DirectAnswer | Response | Promise<DirectAnswer | Response> | undefined;
+
+const directHandlers = new WeakMap<MockServiceCore, DirectHandler>();
+
+/** The direct path of a service, for the HTTP server (not exported from medrecords/mock). */
+export function directHandlerOf(mock: MockServiceCore): DirectHandler | undefined {
+  return directHandlers.get(mock);
+}
 
 /** The model context of a service made by `createMockService` or `startMockServer`. */
 export function contextOf(mock: MockServiceCore): ModelContext {
@@ -160,19 +219,35 @@ export function createMockServiceCore(
   for (const route of storageRoutes(ctx)) storage.add(route.method, route.pattern, route);
 
   // Check order: auth, route, scope; the route's handler then validates, finds, applies rules.
-  async function serveApi(request: Request, url: URL, requestId: string): Promise<Response> {
+  // `source` gives the Request, only when a handler reads it (a body, for one).
+  function serveApi(
+    method: string,
+    url: URL,
+    authorization: string | null,
+    source: { toRequest(): Request },
+    requestId: string,
+  ): Reply | Promise<Reply> {
     // The API's description is public, as a real service's would be: tools read it without a key.
-    if (request.method === "GET" && url.pathname === OPENAPI_PATH) {
+    if (method === "GET" && url.pathname === OPENAPI_PATH) {
       return json(200, openApiDocument());
     }
-    const apiKey = keys.authenticate(request.headers.get("authorization"));
-    const match = api.match(request.method, url.pathname);
-    if (match === undefined) throw notFound(`No endpoint ${request.method} ${url.pathname}.`);
+    const apiKey = keys.authenticate(authorization);
+    const match = api.match(method, url.pathname);
+    if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
     requireScope(apiKey, match.route.scope);
-    return match.route.handle({ request, url, params: match.params, apiKey, requestId });
+    const call: ApiCall = {
+      get request() {
+        return source.toRequest();
+      },
+      url,
+      params: match.params,
+      apiKey,
+      requestId,
+    };
+    return match.route.handle(call);
   }
 
-  async function serveStorage(request: Request, url: URL): Promise<Response> {
+  async function serveStorage(request: Request, url: URL): Promise<Reply> {
     const match = storage.match(request.method, url.pathname);
     if (match === undefined) throw notFound("No such storage address.");
     return match.route.handle({ request, params: match.params });
@@ -183,12 +258,12 @@ export function createMockServiceCore(
     const isApi = url.origin === baseUrl;
     if (!isApi && url.origin !== storageUrl) return undefined;
     const requestId = newRequestId();
-    const answer = async (serve: () => Promise<Response>) => {
+    const answer = async (serve: () => Promise<Reply>) => {
       let response: Response;
       try {
-        response = await serve();
+        response = toResponse(await serve());
       } catch (error) {
-        response = errorResponse(error);
+        response = toResponse(errorReply(error));
       }
       response.headers.set("x-request-id", requestId);
       // The service's own time, as a real server's Date header: the event poller reads it for retention.
@@ -197,9 +272,62 @@ export function createMockServiceCore(
       return response;
     };
     // A dropped connection comes back as Response.error() (see faults.ts).
-    return faults.serve(request, isApi, answer, () =>
-      isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
+    return faults.serve(request, isApi, answer, async () =>
+      isApi
+        ? serveApi(
+            request.method,
+            url,
+            request.headers.get("authorization"),
+            { toRequest: () => request },
+            requestId,
+          )
+        : serveStorage(request, url),
     );
+  }
+
+  // handle() for a GET or HEAD to the API origin, with the same checks, headers and hook,
+  // minus the Request and Response objects: what the HTTP server serves most.
+  function direct(request: DirectRequest): ReturnType<DirectHandler> {
+    // Faults wrap handle(); with none configured for the API, serving directly is the same.
+    if (!faults.idle(true)) return undefined;
+    const requestId = newRequestId();
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = serveApi(
+        request.method,
+        request.url,
+        request.header("authorization"),
+        request,
+        requestId,
+      );
+    } catch (error) {
+      reply = errorReply(error);
+    }
+    if (reply instanceof JsonReply) return directAnswer(request, reply, requestId);
+    return Promise.resolve(reply).then(
+      (settled) => directAnswer(request, settled, requestId),
+      (error) => directAnswer(request, errorReply(error), requestId),
+    );
+  }
+
+  function directAnswer(
+    request: DirectRequest,
+    reply: Reply,
+    requestId: string,
+  ): DirectAnswer | Response {
+    const date = clock.now().toUTCString();
+    if (!(reply instanceof JsonReply) || internal.onApiResponse !== undefined) {
+      const response = toResponse(reply);
+      response.headers.set("x-request-id", requestId);
+      response.headers.set("date", date);
+      internal.onApiResponse?.(request.toRequest(), response);
+      if (!(reply instanceof JsonReply)) return response;
+    }
+    return {
+      status: reply.status,
+      headers: directHeaders(reply, requestId, date),
+      body: reply.text,
+    };
   }
 
   async function mockFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -243,11 +371,28 @@ export function createMockServiceCore(
     },
   };
   contexts.set(service, ctx);
+  directHandlers.set(service, direct);
   return service;
 }
 
-function errorResponse(error: unknown): Response {
-  if (error instanceof MockApiError) return apiErrorResponse(error);
+/** The headers `toResponse()` plus handle()'s stamps give a JSON reply, as they iterate: sorted. */
+function directHeaders(reply: JsonReply, requestId: string, date: string): string[] {
+  if (reply.headers === undefined) {
+    return ["content-type", "application/json", "date", date, "x-request-id", requestId];
+  }
+  const all: Record<string, string> = {
+    "content-type": "application/json",
+    ...reply.headers,
+    date,
+    "x-request-id": requestId,
+  };
+  const out: string[] = [];
+  for (const name of Object.keys(all).sort()) out.push(name, all[name] as string);
+  return out;
+}
+
+function errorReply(error: unknown): JsonReply {
+  if (error instanceof MockApiError) return apiErrorReply(error);
   // A bug in the mock: answer like a failing service rather than crash the test's fetch.
   const reason = error instanceof Error ? error.message : String(error);
   return json(500, {

@@ -8,7 +8,7 @@
  * Imports no msw: the CLI prints it and must run without msw installed.
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
 import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
 import { type ApiRouteInfo, apiRouteTable } from "../mock/routes.js";

@@ -52,6 +52,7 @@ export interface EventLogGap {
   oldestAvailable: string;
 }
 
+/** Options of `mr.events.catchUp(options)`. */
 export interface CatchUpOptions {
   /**
    * Where the position is kept between runs and restarts.
@@ -113,6 +114,7 @@ export interface CatchUpOptions {
   onError?: (error: unknown) => void;
 }
 
+/** What one run of the poller did. */
 export interface CatchUpResult {
   /** Events handed to `onEvent` that resolved. */
   processed: number;
@@ -122,6 +124,10 @@ export interface CatchUpResult {
   checkpoint: Checkpoint | null;
 }
 
+/**
+ * Follows the event log from a checkpoint: `runOnce()` to catch up now, or
+ * `start()`/`stop()` to keep catching up on an interval. Made by `mr.events.catchUp()`.
+ */
 export interface CatchUpPoller {
   /** Processes every event newer than the checkpoint, then resolves. Calls never overlap: a second waits for the first. */
   runOnce(): Promise<CatchUpResult>;
@@ -134,6 +140,7 @@ export interface CatchUpPoller {
 /** A run found the checkpoint past the log's retention and no `onGap` was given. */
 export class EventLogGapError extends MedRecordsError {
   override name = "EventLogGapError";
+  /** The checkpoint and the retention horizon: what `onGap` would have received. */
   readonly gap: EventLogGap;
   constructor(gap: EventLogGap) {
     super(

@@ -8,6 +8,7 @@
  */
 import { MedRecordsError } from "../core/errors.js";
 
+/** The position of the catch-up poller in the event log; plain JSON, for any store. */
 export interface Checkpoint {
   /** `created_at` of the newest processed event, as the service sent it. */
   created_at: string;
@@ -61,7 +62,12 @@ export function parseCheckpoint(value: unknown, where: string): Checkpoint {
 }
 
 /** An ISO date-time as whole epoch milliseconds plus the digits below a millisecond, trailing zeros dropped. */
-function instantOf(iso: string): { ms: number; sub: string } {
+interface Instant {
+  ms: number;
+  sub: string;
+}
+
+function instantOf(iso: string): Instant {
   const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
   const text = fraction === "" ? iso : iso.replace(/\.\d+/, `.${fraction.slice(0, 3)}`);
   return { ms: Date.parse(text), sub: fraction.slice(3).replace(/0+$/, "") };
@@ -77,8 +83,10 @@ export function epochMsOf(iso: string): number {
  * and to any precision: negative when `a` is earlier.
  */
 export function compareInstants(a: string, b: string): number {
-  const x = instantOf(a);
-  const y = instantOf(b);
+  return compareParsed(instantOf(a), instantOf(b));
+}
+
+function compareParsed(x: Instant, y: Instant): number {
   if (x.ms !== y.ms) return x.ms < y.ms ? -1 : 1;
   // Fraction digits aligned from the left compare as text.
   return x.sub === y.sub ? 0 : x.sub < y.sub ? -1 : 1;
@@ -91,7 +99,12 @@ export function compareInstants(a: string, b: string): number {
  */
 export class CheckpointCursor {
   #createdAt: string | null;
+  /** `#createdAt` parsed, once. */
+  #instant: Instant | undefined;
   #ids: Set<string>;
+  /** The last event time parsed: `covers` and then `advance` see the same event. */
+  #lastIso: string | undefined;
+  #lastInstant: Instant | undefined;
 
   constructor(start: Checkpoint | null) {
     this.#createdAt = start?.created_at ?? null;
@@ -101,24 +114,36 @@ export class CheckpointCursor {
   /** Whether `event` is at or before the checkpoint and was processed (or lies in a reported gap). */
   covers(event: { id: string; created_at: string }): boolean {
     if (this.#createdAt === null) return false;
-    const order = compareInstants(event.created_at, this.#createdAt);
+    const order = this.#compare(event.created_at, this.#createdAt);
     return order < 0 || (order === 0 && this.#ids.has(event.id));
   }
 
   /** Records `event` as processed; events must come oldest first. */
   advance(event: { id: string; created_at: string }): void {
-    if (this.#createdAt !== null && compareInstants(event.created_at, this.#createdAt) === 0) {
+    if (this.#createdAt !== null && this.#compare(event.created_at, this.#createdAt) === 0) {
       this.#ids.add(event.id);
       return;
     }
     this.#createdAt = event.created_at;
+    this.#instant = this.#lastIso === event.created_at ? this.#lastInstant : undefined;
     this.#ids = new Set([event.id]);
   }
 
   /** Moves to an instant with nothing processed at it yet (after a gap). */
   reset(createdAt: string): void {
     this.#createdAt = createdAt;
+    this.#instant = undefined;
     this.#ids = new Set();
+  }
+
+  /** `compareInstants(iso, createdAt)`, parsing each time string once rather than on every call. */
+  #compare(iso: string, createdAt: string): number {
+    if (this.#lastIso !== iso) {
+      this.#lastIso = iso;
+      this.#lastInstant = instantOf(iso);
+    }
+    this.#instant ??= instantOf(createdAt);
+    return compareParsed(this.#lastInstant as Instant, this.#instant);
   }
 
   snapshot(): Checkpoint | null {

@@ -7,6 +7,7 @@ import { Case, CaseCreate, CaseListParams, CaseUpdate } from "../schemas/cases.j
 import { Document, DocumentCreate } from "../schemas/documents.js";
 import { SignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
 
+/** What `mr.cases.uploadDocument()` takes: the file, and where the document goes. */
 export interface UploadDocumentParams extends UploadParams {
   /** Virtual path used to group documents in a user interface. */
   path?: string | null;
@@ -22,6 +23,7 @@ export class Cases extends APIResource {
     );
   }
 
+  /** One case by id; a `NotFoundError` when there is none. */
   retrieve(caseId: string, options?: RequestOptions): APIPromise<Case> {
     return this.core.request(
       {

@@ -20,6 +20,7 @@ export class Documents extends APIResource {
     );
   }
 
+  /** One document by id; a `NotFoundError` when there is none. */
   retrieve(documentId: string, options?: RequestOptions): APIPromise<Document> {
     return this.core.request(
       {

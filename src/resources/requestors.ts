@@ -25,6 +25,7 @@ export class Requestors extends APIResource {
     );
   }
 
+  /** One retrieval profile by id; a `NotFoundError` when there is none. */
   retrieve(requestorId: string, options?: RequestOptions): APIPromise<Requestor> {
     return this.core.request(
       {

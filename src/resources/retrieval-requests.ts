@@ -18,6 +18,7 @@ import {
 import { RetrievalSignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
 import { Cases } from "./cases.js";
 
+/** What `mr.retrievalRequests.uploadFile()` takes: the file, and optionally the case to sign under. */
 export interface RetrievalUploadParams extends UploadParams {
   /**
    * Sign under this case (case-level signing, needs documents:write) instead
@@ -35,7 +36,9 @@ export interface RetrievalRequestChangesParams {
   since?: string | null | undefined;
   /** Page size, 1 to 100. */
   limit?: number;
+  /** Only the requests of this case. */
   case_id?: string;
+  /** Only requests in this status, one of {@link RETRIEVAL_STATUSES}. */
   status?: RetrievalRequestListParams["status"];
 }
 
@@ -76,6 +79,7 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
   /** The `since` of the next poll; equals the given `since` until a change has been passed. */
   nextSince: string;
 
+  /** @internal Made by `mr.retrievalRequests.changes()`, over the client's internals. */
   constructor(core: Core, params: RetrievalRequestChangesParams, options?: RequestOptions) {
     this.#core = core;
     this.#params = params;
@@ -124,6 +128,7 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
     }
   }
 
+  /** Every changed request, each once, oldest change first; moves `nextSince` as the loop goes. */
   async *[Symbol.asyncIterator](): AsyncGenerator<RetrievalRequest, void, undefined> {
     for await (const page of this.#walk()) {
       for (const request of page.requests) {
@@ -160,6 +165,10 @@ export class RetrievalRequests extends APIResource {
     );
   }
 
+  /**
+   * One retrieval request by id; a `NotFoundError` when there is none. What
+   * a webhook receiver fetches on each event, since deliveries carry no state.
+   */
   retrieve(retrievalRequestId: string, options?: RequestOptions): APIPromise<RetrievalRequest> {
     return this.core.request(
       {

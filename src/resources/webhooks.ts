@@ -44,6 +44,7 @@ export class Webhooks extends APIResource {
     );
   }
 
+  /** One webhook by id, with its delivery health; a `NotFoundError` when there is none. */
   retrieve(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
     return this.core.request(
       {

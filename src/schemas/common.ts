@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The open part of every `openEnum`: any other string. One shared instance,
@@ -43,7 +43,13 @@ export function isPastDate(date: string, nowMs: number): boolean {
 
 /** Error body of every failed API call. */
 export const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
+  /** What went wrong. */
+  error: z.object({
+    /** Machine-readable, e.g. `validation_error`: branch on this, not on `message`. */
+    code: z.string(),
+    /** Human-readable explanation. */
+    message: z.string(),
+  }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -53,7 +59,9 @@ export const DEFAULT_PAGE_LIMIT = 25;
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
+  /** Items per page, 1 to 100. @default 25 */
   limit: PageLimit.optional(),
+  /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
   cursor: z.string().min(1).optional(),
 });
 export type ListParams = z.infer<typeof ListParams>;
@@ -61,12 +69,23 @@ export type ListParams = z.infer<typeof ListParams>;
 /** The list envelope: absolute `next`/`previous` links, or null at the ends. */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.strictObject({
+    /** This page's items. */
     results: z.array(item),
+    /** Absolute address of the next page; null on the last. */
     next: z.string().nullable(),
+    /** Absolute address of the previous page; null on the first. */
     previous: z.string().nullable(),
   });
 }
-export type ListEnvelope<T> = { results: T[]; next: string | null; previous: string | null };
+/** A page of a list endpoint as the service sends it; the client wraps it in a `Page`. */
+export type ListEnvelope<T> = {
+  /** This page's items. */
+  results: T[];
+  /** Absolute address of the next page; null on the last. */
+  next: string | null;
+  /** Absolute address of the previous page; null on the first. */
+  previous: string | null;
+};
 
 /** The two codes of a refused request body (spec, Errors). */
 export type RequestErrorCode = "validation_error" | "invalid_request";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IsoDateTime, ListParams } from "./common.js";
 import { Event, WebhookDisabledLogEntry } from "./events.js";
 
@@ -27,7 +27,9 @@ const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
  * is malformed fails validation instead of passing as unknown.
  */
 export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: true }).extend({
+  /** A type not in {@link EVENT_LOG_TYPES}. */
   type: z.string().refine((type) => !knownTypes.has(type), "Known event type with invalid data"),
+  /** Unparsed: its shape is the new type's. */
   data: z.record(z.string(), z.unknown()),
 });
 export type UnknownEvent = z.infer<typeof UnknownEvent>;
@@ -87,6 +89,7 @@ const TypeFilter = z
  * later can be asked for without upgrading.
  */
 export const EventListParams = ListParams.extend({
+  /** Only these types, e.g. `["retrieval_request.action_required"]`: at most 20. */
   type: TypeFilter.optional(),
   /** Only events created strictly after this instant. */
   created_after: TimeBound.optional(),

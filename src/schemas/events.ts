@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IsoDateTime, openEnum } from "./common.js";
 
 /**
@@ -45,6 +45,7 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   "retrieval_request.action_required",
   "retrieval_request.documents_available",
 ] as const;
+/** An event type a webhook can subscribe to: one of {@link SUBSCRIBABLE_EVENT_TYPES}. */
 export const SubscribableEventType = z.enum(SUBSCRIBABLE_EVENT_TYPES);
 export type SubscribableEventType = z.infer<typeof SubscribableEventType>;
 
@@ -52,21 +53,27 @@ export type SubscribableEventType = z.infer<typeof SubscribableEventType>;
 
 /** Data common to every retrieval event. */
 export const RetrievalEventData = z.object({
+  /** The retrieval request that changed: fetch it for the current state. */
   retrieval_request_id: z.string(),
+  /** Its case; null when it has none. */
   case_id: z.string().nullable(),
   /** The version of the request's public state this event is about (Delivery rule 7). */
   public_updated_at: IsoDateTime,
 });
 export type RetrievalEventData = z.infer<typeof RetrievalEventData>;
 
+/** Data of `retrieval_request.status_changed`: which request, and which version of it. */
 export const RetrievalRequestStatusChangedData = RetrievalEventData;
 export type RetrievalRequestStatusChangedData = z.infer<typeof RetrievalRequestStatusChangedData>;
 
+/** Data of `retrieval_request.action_required`: a client action request was opened or reopened. */
 export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
+  /** The opened action request: `pending_action_request.id` of the retrieval request. */
   action_request_id: z.string(),
 });
 export type RetrievalRequestActionRequiredData = z.infer<typeof RetrievalRequestActionRequiredData>;
 
+/** Data of `retrieval_request.documents_available`: records were released or an invoice became downloadable. */
 export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend({
   /** Same ids as the retrieval request's document list. */
   document_ids: z.array(z.string()),
@@ -77,21 +84,31 @@ export type RetrievalRequestDocumentsAvailableData = z.infer<
   typeof RetrievalRequestDocumentsAvailableData
 >;
 
-export const WebhookTestData = z.object({ webhook_id: z.string() });
+/** Data of `webhook.test`. */
+export const WebhookTestData = z.object({
+  /** The webhook that was tested. */
+  webhook_id: z.string(),
+});
 export type WebhookTestData = z.infer<typeof WebhookTestData>;
 
 /** `webhook.disabled` (DESIGN section 9): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
+  /** The webhook the service disabled. */
   webhook_id: z.string(),
+  /** Events that had failed every attempt in a row: 5. */
   consecutive_failures: z.number().int().nonnegative(),
+  /** ISO 8601 date-time; the webhook's `auto_disabled_at`. */
   disabled_at: IsoDateTime,
 });
 export type WebhookDisabledData = z.infer<typeof WebhookDisabledData>;
 
 /** The log entry of status_changed also carries the new public state (spec, Event). */
 export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChangedData.extend({
+  /** The request's status after the change. */
   status: RetrievalStatus,
+  /** The request's stage after the change. */
   stage: RetrievalStage,
+  /** Why the request waits on the firm, after the change; null when it does not. */
   action_required_reason: ActionRequiredReason.nullable(),
 });
 export type RetrievalRequestStatusChangedLogData = z.infer<
@@ -104,28 +121,42 @@ export type RetrievalRequestStatusChangedLogData = z.infer<
 const deliveryBase = {
   /** Unique event id, the deduplication key; equal on every retry of one event. */
   id: z.string(),
+  /** When the triggering change was saved: ISO 8601 date-time. */
   created_at: IsoDateTime,
 };
 
+/**
+ * Delivered when the public status or timeline of a retrieval request
+ * changed: a new stage, a new visible update within one, a correction, or a
+ * return to an earlier stage.
+ */
 export const RetrievalRequestStatusChangedEvent = z.object({
   ...deliveryBase,
+  /** Discriminates the union of events. */
   type: z.literal("retrieval_request.status_changed"),
+  /** Which request changed, and the version it changed to. */
   data: RetrievalRequestStatusChangedData,
 });
 export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequestStatusChangedEvent>;
 
+/** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
   ...deliveryBase,
+  /** Discriminates the union of events. */
   type: z.literal("retrieval_request.action_required"),
+  /** Which request, and which action request was opened. */
   data: RetrievalRequestActionRequiredData,
 });
 export type RetrievalRequestActionRequiredEvent = z.infer<
   typeof RetrievalRequestActionRequiredEvent
 >;
 
+/** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
   ...deliveryBase,
+  /** Discriminates the union of events. */
   type: z.literal("retrieval_request.documents_available"),
+  /** Which request, and which of its documents became downloadable. */
   data: RetrievalRequestDocumentsAvailableData,
 });
 export type RetrievalRequestDocumentsAvailableEvent = z.infer<
@@ -135,7 +166,9 @@ export type RetrievalRequestDocumentsAvailableEvent = z.infer<
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
   ...deliveryBase,
+  /** Discriminates the union of events; answer 2xx and do nothing else. */
   type: z.literal("webhook.test"),
+  /** Which webhook was tested. */
   data: WebhookTestData,
 });
 export type WebhookTestEvent = z.infer<typeof WebhookTestEvent>;
@@ -148,6 +181,7 @@ export const WebhookEvent = z.discriminatedUnion("type", [
   WebhookTestEvent,
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;
+/** The `type` of a webhook delivery, `webhook.test` included. */
 export type WebhookEventType = WebhookEvent["type"];
 
 // ---------------------------------------------------------------- event log
@@ -155,6 +189,7 @@ export type WebhookEventType = WebhookEvent["type"];
 /** Fields of every event log entry beyond the delivery body (spec, Event). */
 const logBase = {
   ...deliveryBase,
+  /** Always `event`. */
   object: z.literal("event"),
   /** Version the event was rendered with, e.g. `v2`. */
   api_version: z.string(),
@@ -162,43 +197,58 @@ const logBase = {
   request_id: z.string().nullable(),
 };
 
+/** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
+  /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.status_changed"),
+  /** The delivered data plus `status`, `stage` and `action_required_reason`. */
   data: RetrievalRequestStatusChangedLogData,
 });
 export type RetrievalRequestStatusChangedLogEntry = z.infer<
   typeof RetrievalRequestStatusChangedLogEntry
 >;
 
+/** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
+  /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.action_required"),
+  /** As delivered. */
   data: RetrievalRequestActionRequiredData,
 });
 export type RetrievalRequestActionRequiredLogEntry = z.infer<
   typeof RetrievalRequestActionRequiredLogEntry
 >;
 
+/** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
+  /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.documents_available"),
+  /** As delivered. */
   data: RetrievalRequestDocumentsAvailableData,
 });
 export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
   typeof RetrievalRequestDocumentsAvailableLogEntry
 >;
 
+/** The log entry of a `webhook.test` event. */
 export const WebhookTestLogEntry = z.object({
   ...logBase,
+  /** Discriminates the union of log entries. */
   type: z.literal("webhook.test"),
+  /** As delivered. */
   data: WebhookTestData,
 });
 export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
 
+/** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
   ...logBase,
+  /** Discriminates the union of log entries. */
   type: z.literal("webhook.disabled"),
+  /** Which webhook, and when. */
   data: WebhookDisabledData,
 });
 export type WebhookDisabledLogEntry = z.infer<typeof WebhookDisabledLogEntry>;
@@ -212,4 +262,5 @@ export const Event = z.discriminatedUnion("type", [
   WebhookDisabledLogEntry,
 ]);
 export type Event = z.infer<typeof Event>;
+/** The `type` of a known event log entry; {@link EVENT_LOG_TYPES} lists them. */
 export type EventType = Event["type"];

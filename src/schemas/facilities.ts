@@ -1,28 +1,39 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ListParams } from "./common.js";
 
-/** Limits of a facility given inline when creating a retrieval request. */
+/** Longest `name` of a facility given inline when creating a retrieval request. */
 export const FACILITY_NAME_MAX = 200;
+/** Longest `address` of an inline facility. */
 export const FACILITY_ADDRESS_MAX = 500;
+/** Longest `phone`, and `fax`, of an inline facility. */
 export const FACILITY_PHONE_MAX = 50;
 /** Length bound of a facility search text. */
 export const FACILITY_QUERY_MAX = 200;
 
 /** A provider that records are requested from: from the directory, or given inline. */
 export const Facility = z.strictObject({
+  /** Opaque identifier: the `facility_id` of a retrieval request. */
   id: z.string(),
+  /** E.g. the hospital's or clinic's name. */
   name: z.string(),
+  /** Postal address, as one string. */
   address: z.string(),
+  /** As written; null when unknown. */
   phone: z.string().nullable(),
+  /** As written; null when unknown. */
   fax: z.string().nullable(),
 });
 export type Facility = z.infer<typeof Facility>;
 
 /** A facility given inline in a retrieval request, when it is not in the directory. */
 export const FacilityCreate = z.strictObject({
+  /** 1 to 200 characters. */
   name: z.string().min(1).max(FACILITY_NAME_MAX),
+  /** Postal address, 1 to 500 characters. */
   address: z.string().min(1).max(FACILITY_ADDRESS_MAX),
+  /** Up to 50 characters. */
   phone: z.string().max(FACILITY_PHONE_MAX).optional(),
+  /** Up to 50 characters. */
   fax: z.string().max(FACILITY_PHONE_MAX).optional(),
 });
 export type FacilityCreate = z.infer<typeof FacilityCreate>;
@@ -32,6 +43,7 @@ export type FacilityCreate = z.infer<typeof FacilityCreate>;
  * word must appear, case-insensitively, in the name or the address.
  */
 export const FacilitySearchParams = ListParams.extend({
+  /** Words to find, e.g. `"mercy springfield"`; 1 to 200 characters after trimming. */
   query: z.string().trim().min(1).max(FACILITY_QUERY_MAX),
 });
 export type FacilitySearchParams = z.input<typeof FacilitySearchParams>;

@@ -1,20 +1,30 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IsoDateTime, ListParams } from "./common.js";
 
-/** Limits of a retrieval profile (requestor). */
+/** Longest `name` of a retrieval profile (requestor). */
 export const REQUESTOR_NAME_MAX = 200;
+/** Longest `email` of a requestor (the longest address SMTP can carry). */
 export const REQUESTOR_EMAIL_MAX = 254;
+/** Longest `organization` of a requestor. */
 export const REQUESTOR_ORGANIZATION_MAX = 200;
+/** Longest `phone` of a requestor. */
 export const REQUESTOR_PHONE_MAX = 50;
 
 /** A retrieval profile: who at the firm the provider deals with for a request. */
 export const Requestor = z.strictObject({
+  /** Opaque identifier: the `requestor_id` of a retrieval request. */
   id: z.string(),
+  /** The person's name. */
   name: z.string(),
+  /** Where the provider writes to. */
   email: z.string(),
+  /** The firm or department; null when not given. */
   organization: z.string().nullable(),
+  /** As written; null when not given. */
   phone: z.string().nullable(),
+  /** ISO 8601 date-time. */
   created_at: IsoDateTime,
+  /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
 export type Requestor = z.infer<typeof Requestor>;
@@ -26,21 +36,30 @@ const phone = z.string().max(REQUESTOR_PHONE_MAX);
 
 /** Request body of requestor creation; also the inline `requestor` of a retrieval request. */
 export const RequestorCreate = z.strictObject({
+  /** 1 to 200 characters. */
   name,
+  /** An email address, up to 254 characters. */
   email,
+  /** Up to 200 characters. */
   organization: organization.optional(),
+  /** Up to 50 characters. */
   phone: phone.optional(),
 });
 export type RequestorCreate = z.infer<typeof RequestorCreate>;
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
+  /** 1 to 200 characters. */
   name: name.optional(),
+  /** An email address, up to 254 characters. */
   email: email.optional(),
+  /** Up to 200 characters; null clears it. */
   organization: organization.nullable().optional(),
+  /** Up to 50 characters; null clears it. */
   phone: phone.nullable().optional(),
 });
 export type RequestorUpdate = z.infer<typeof RequestorUpdate>;
 
+/** Query of `mr.requestors.list()`: the page size and cursor of every list. */
 export const RequestorListParams = ListParams;
 export type RequestorListParams = z.infer<typeof RequestorListParams>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { makeCaseCreate } from "./cases.js";
 import { IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
@@ -11,32 +11,45 @@ import { RequestorCreate } from "./requestors.js";
 export const ACTION_RESPONSE_MESSAGE_MAX = 10_000;
 /** Upload ids in `attachments` of a retrieval request. */
 export const RETRIEVAL_ATTACHMENTS_MAX = 20;
-/** Entries of `record_types`, and the length of each. */
+/** Most entries of `record_types`. */
 export const RECORD_TYPES_MAX = 20;
+/** Longest entry of `record_types`. */
 export const RECORD_TYPE_MAX = 100;
+/** Longest `notes` of a retrieval request. */
 export const RETRIEVAL_NOTES_MAX = 5000;
+/** Longest `external_id` of a retrieval request. */
 export const RETRIEVAL_EXTERNAL_ID_MAX = 255;
 
-/** The known values of the open enums of events.ts, for filters and inputs that accept only those. */
+/**
+ * The known values of {@link RetrievalStatus}: what a `status` filter accepts
+ * (a response may carry a value added later).
+ */
 export const RETRIEVAL_STATUSES = RetrievalStatus.options[0].options;
+/** The known values of {@link RetrievalStage}. */
 export const RETRIEVAL_STAGES = RetrievalStage.options[0].options;
+/** The known values of {@link ActionRequiredReason}. */
 export const ACTION_REQUIRED_REASONS = ActionRequiredReason.options[0].options;
 /** Statuses after which a retrieval request no longer changes status. */
 export const FINAL_RETRIEVAL_STATUSES = ["completed", "cancelled"] as const;
 
+/** The known values of a retrieval document's `kind`: a released record or a provider invoice. */
 export const RETRIEVAL_DOCUMENT_KINDS = ["record", "invoice"] as const;
 
 // ---------------------------------------------------------------- responses
 
 /** The open client action request of a retrieval request. */
 export const PendingActionRequest = z.strictObject({
+  /** Opaque identifier; a reopened request gets a new one. */
   id: z.string(),
+  /** What the provider asks of the firm, in the provider's words. */
   message: z.string(),
+  /** Why the request needs the firm. */
   reason: ActionRequiredReason,
   /** The answer must carry an attachment (spec, rule 5). */
   requires_attachment: z.boolean(),
   /** The attachment must be a PDF, e.g. a signed HIPAA authorization (spec, rule 5). */
   requires_pdf: z.boolean(),
+  /** When it was opened (or reopened): ISO 8601 date-time. */
   opened_at: IsoDateTime,
 });
 export type PendingActionRequest = z.infer<typeof PendingActionRequest>;
@@ -54,23 +67,34 @@ export type RetrievalCosts = z.infer<typeof RetrievalCosts>;
 
 /** A retrieved record or a provider invoice. An invoice may be listed before it is `ready`. */
 export const RetrievalDocument = z.strictObject({
+  /** Opaque identifier, as in `document_ids` of a documents_available event. */
   id: z.string(),
+  /** One of {@link RETRIEVAL_DOCUMENT_KINDS}, or a value the service added later. */
   kind: openEnum(RETRIEVAL_DOCUMENT_KINDS),
+  /** Name of the file. */
   file_name: z.string(),
+  /** MIME type. */
   file_type: z.string(),
+  /** Bytes. */
   file_size: z.number().int().nonnegative(),
   /** False while the file cannot be downloaded yet (an invoice before its documents_available). */
   ready: z.boolean(),
+  /** ISO 8601 date-time. */
   created_at: IsoDateTime,
 });
 export type RetrievalDocument = z.infer<typeof RetrievalDocument>;
 
 /** A request to obtain records from a provider (DESIGN section 9). */
 export const RetrievalRequest = z.strictObject({
+  /** Opaque identifier. */
   id: z.string(),
+  /** The case it belongs to; null when it has none. */
   case_id: z.string().nullable(),
+  /** Your own identifier, when you gave one. */
   external_id: z.string().nullable(),
+  /** Where the request stands, e.g. `action_required`. */
   status: RetrievalStatus,
+  /** The finer step on the request's timeline, e.g. `request_sent`. */
   stage: RetrievalStage,
   /** Set while the request waits on the firm; null otherwise. */
   action_required_reason: ActionRequiredReason.nullable(),
@@ -78,11 +102,15 @@ export const RetrievalRequest = z.strictObject({
   pending_action_request: PendingActionRequest.nullable(),
   /** Version of the public state: compare it with a cached copy (spec, Delivery rule 7). */
   public_updated_at: IsoDateTime,
+  /** Fees and invoice total, null until known. */
   costs: RetrievalCosts,
-  /** Oldest first. */
+  /** Released records and provider invoices, oldest first. */
   documents: z.array(RetrievalDocument),
+  /** The provider the records are requested from. */
   facility: Facility,
+  /** ISO 8601 date-time. */
   created_at: IsoDateTime,
+  /** ISO 8601 date-time of the last change; to order versions, compare `public_updated_at`. */
   updated_at: IsoDateTime,
 });
 export type RetrievalRequest = z.infer<typeof RetrievalRequest>;
@@ -122,25 +150,34 @@ const PAIRS: readonly Pair[] = [
 export function makeRetrievalRequestCreate(now: () => number = () => Date.now()) {
   return z
     .strictObject({
+      /** An existing case; or give `case`. */
       case_id: id.optional(),
       /** A new case, created with the request (needs cases:write). */
       case: makeCaseCreate(now).optional(),
+      /** A facility of the directory (`mr.facilities.search()`); or give `facility`. */
       facility_id: id.optional(),
+      /** A provider that is not in the directory. */
       facility: FacilityCreate.optional(),
+      /** An existing retrieval profile; or give `requestor`. */
       requestor_id: id.optional(),
       /** A new retrieval profile, created with the request (needs requestors:write). */
       requestor: RequestorCreate.optional(),
       /** upload_id of the signed authorization form. */
       auth_form: uploadId,
+      /** upload_ids of further files for the provider, at most 20, none repeated. */
       attachments: z.array(uploadId).max(RETRIEVAL_ATTACHMENTS_MAX).optional(),
       /** What to retrieve, e.g. `medical_records`, `billing_records`, `imaging`. */
       record_types: z
         .array(z.string().min(1).max(RECORD_TYPE_MAX))
         .max(RECORD_TYPES_MAX)
         .optional(),
+      /** Start of the period of care to retrieve, `YYYY-MM-DD`. */
       date_from: IsoDate.optional(),
+      /** End of the period, `YYYY-MM-DD`, not before `date_from`. */
       date_to: IsoDate.optional(),
+      /** Instructions for the provider, up to 5000 characters. */
       notes: z.string().max(RETRIEVAL_NOTES_MAX).optional(),
+      /** Your own identifier, up to 255 characters. */
       external_id: z.string().max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
     })
     .superRefine((body, ctx) => {
@@ -184,7 +221,9 @@ export type RetrievalRequestCreate = z.infer<typeof RetrievalRequestCreate>;
 
 /** Query of GET /v2/retrieval-requests. */
 export const RetrievalRequestListParams = ListParams.extend({
+  /** Only the requests of this case. */
   case_id: id.optional(),
+  /** Only requests in this status, one of {@link RETRIEVAL_STATUSES}. */
   status: z.enum(RETRIEVAL_STATUSES).optional(),
   /**
    * Only requests whose `public_updated_at` is after this instant, oldest
@@ -209,14 +248,19 @@ export const ActionResponseMessage = z
   );
 
 /** The one optional file of an answer: a case-level upload under the request's case. */
-export const ActionResponseAttachment = z.strictObject({ upload_id: uploadId });
+export const ActionResponseAttachment = z.strictObject({
+  /** From case-level signing under the retrieval request's case, after the bytes were PUT. */
+  upload_id: uploadId,
+});
 export type ActionResponseAttachment = z.infer<typeof ActionResponseAttachment>;
 
 /** Request body of the action-response operation. */
 export const ActionResponse = z.strictObject({
+  /** The answer, 1 to 10000 characters after trimming. */
   message: ActionResponseMessage,
   /** Who at the firm answered; recorded as the responder. @default the API key's identity */
   requester_email: z.email().optional(),
+  /** Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`. */
   attachment: ActionResponseAttachment.optional(),
 });
 export type ActionResponse = z.input<typeof ActionResponse>;
@@ -225,8 +269,11 @@ export type ActionResponse = z.input<typeof ActionResponse>;
 export const ActionRequestAnswer = z.strictObject({
   /** The answered action request: the former `pending_action_request.id`. */
   id: z.string(),
+  /** The retrieval request it belonged to. */
   retrieval_request_id: z.string(),
+  /** `responded`. */
   status: openEnum(["responded"]),
+  /** ISO 8601 date-time. */
   responded_at: IsoDateTime,
 });
 export type ActionRequestAnswer = z.infer<typeof ActionRequestAnswer>;

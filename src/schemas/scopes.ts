@@ -11,4 +11,5 @@ export const SCOPES = [
   "webhooks:read",
   "webhooks:write",
 ] as const;
+/** A permission of an API key, e.g. `cases:write`; an operation needs one or two. */
 export type Scope = (typeof SCOPES)[number];

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IsoDateTime, MimeType } from "./common.js";
 
 /**
@@ -6,21 +6,29 @@ import { IsoDateTime, MimeType } from "./common.js";
  * both fields are still required and non-empty, and file_type must be a MIME type.
  */
 export const SignUploadRequest = z.strictObject({
+  /** Name the document will carry. */
   file_name: z.string().min(1),
+  /** MIME type, e.g. `application/pdf`: the PUT must send the same `Content-Type`. */
   file_type: MimeType,
 });
 export type SignUploadRequest = z.infer<typeof SignUploadRequest>;
 
 /** Retrieval-level signing request: file_name 1 to 500, file_type 1 to 200. */
 export const RetrievalSignUploadRequest = z.strictObject({
+  /** Name of the file, 1 to 500 characters. */
   file_name: z.string().min(1).max(500),
+  /** MIME type, up to 200 characters: the PUT must send the same `Content-Type`. */
   file_type: MimeType.min(1).max(200),
 });
 export type RetrievalSignUploadRequest = z.infer<typeof RetrievalSignUploadRequest>;
 
+/** Where to PUT the bytes of a file, and the id that attaches them afterwards. */
 export const SignUploadResponse = z.strictObject({
+  /** A UUID, usable once within an hour of signing (`expires_at`). */
   upload_id: z.uuid(),
+  /** Presigned PUT address: send the bytes within 15 minutes, without the API key. */
   upload_url: z.url(),
+  /** When `upload_id` expires: one hour after signing. */
   expires_at: IsoDateTime,
 });
 export type SignUploadResponse = z.infer<typeof SignUploadResponse>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "./events.js";
 
@@ -7,8 +7,11 @@ export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
 
 /** Webhooks an organization can hold (spec, Webhooks rule 1). */
 export const MAX_WEBHOOKS = 20;
+/** Longest webhook `name`; over it the service answers 400 invalid_request. */
 export const WEBHOOK_NAME_MAX = 100;
+/** Longest webhook `url`; over it the service answers 400 invalid_request. */
 export const WEBHOOK_URL_MAX = 2048;
+/** Longest webhook `description`; over it the service answers 400 invalid_request. */
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** A delivery attempt succeeds on a 2xx within this bound (spec, Delivery rule 4). */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 5_000;
@@ -39,34 +42,48 @@ const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
 
 /** Most recent unsuccessful delivery attempt of a webhook; test events excluded. */
 export const WebhookLastFailure = z.strictObject({
+  /** When the attempt was made: ISO 8601 date-time. */
   at: IsoDateTime,
   /** Null when no response was received (timeout, connection error). */
   status_code: z.number().int().nullable(),
+  /** Why it failed, e.g. a timeout or the status the endpoint answered. */
   error: z.string().nullable(),
+  /** The `type` of the event the attempt carried. */
   event_type: z.string(),
 });
 export type WebhookLastFailure = z.infer<typeof WebhookLastFailure>;
 
 /** A webhook as read or listed: every field is always present. */
 export const Webhook = z.strictObject({
+  /** Opaque identifier. */
   id: z.string(),
+  /** Unique within the organization. */
   name: z.string(),
+  /** Where deliveries are POSTed: a public http or https address. */
   url: z.string(),
+  /** The subscribed types, from {@link WEBHOOK_EVENT_TYPES}. */
   events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
+  /** Free text; null when not given. */
   description: z.string().nullable(),
+  /** False after an update disabled it, or after the service did (`auto_disabled_at`). */
   is_enabled: z.boolean(),
   /** Consecutive events that failed after all delivery attempts. */
   consecutive_failures: z.number().int().nonnegative(),
+  /** When an event last failed all its attempts; null if none has. */
   last_failure_at: IsoDateTime.nullable(),
+  /** When a delivery last succeeded; null if none has. */
   last_success_at: IsoDateTime.nullable(),
   /** Set when the service disabled the webhook; cleared when it is enabled again. */
   auto_disabled_at: IsoDateTime.nullable(),
+  /** The most recent failed attempt, test deliveries excluded; null if none. */
   last_failure: WebhookLastFailure.nullable(),
   /** The secret's last 4 characters after three dots, e.g. `...x7Qa`. */
   secret_hint: z.string().regex(/^\.{3}.{4}$/, "Expected three dots and 4 characters"),
   /** The user or API key that created it. */
   created_by: z.string(),
+  /** ISO 8601 date-time. */
   created_at: IsoDateTime,
+  /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
 export type Webhook = z.infer<typeof Webhook>;
@@ -81,10 +98,13 @@ export type WebhookList = z.infer<typeof WebhookList>;
  */
 export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
+    /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
     name,
+    /** A public http or https address without credentials, up to 2048 characters. */
     url,
     /** At least one; duplicates are stored once. */
     events,
+    /** Up to 500 characters. */
     description: description.optional(),
   }),
 );
@@ -92,16 +112,25 @@ export type WebhookCreate = z.infer<typeof WebhookCreate>;
 
 /** Response of creation: the only place the secret is ever shown. */
 export const WebhookCreateResponse = z.strictObject({
+  /** Opaque identifier. */
   id: z.string(),
+  /** As given. */
   name: z.string(),
+  /** As given. */
   url: z.string(),
+  /** As given; null when not given. */
   description: z.string().nullable(),
+  /** The subscribed types, each once. */
   events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
   /** `whsec_...`: the HMAC key of every delivery; store it now, it cannot be read again. */
   secret: z.string().regex(/^whsec_\S+$/, "Expected whsec_<secret>"),
+  /** True: a new webhook is enabled. */
   is_enabled: z.boolean(),
+  /** Always null on creation. */
   auto_disabled_at: z.null(),
+  /** Always null on creation. */
   last_failure: z.null(),
+  /** ISO 8601 date-time. */
   created_at: IsoDateTime,
 });
 export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
@@ -113,10 +142,15 @@ export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
     .strictObject({
+      /** 1 to 100 characters, unique within the organization. */
       name: name.optional(),
+      /** A public http or https address without credentials, up to 2048 characters. */
       url: url.optional(),
+      /** Replaces the subscribed types; at least one. */
       events: events.optional(),
+      /** Up to 500 characters; null clears it. */
       description: description.optional(),
+      /** False stops deliveries; true resumes them and resets the failure count. */
       is_enabled: z.boolean().optional(),
     })
     .refine(
@@ -130,35 +164,46 @@ export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
 export const WebhookTestResult = z.strictObject({
   /** True when the endpoint answered 2xx within 5 seconds. */
   success: z.boolean(),
+  /** The endpoint's status; null when no response was received. */
   status_code: z.number().int().nullable(),
+  /** Milliseconds until the answer, or until the attempt gave up. */
   duration_ms: z.number().int().nonnegative(),
   /** Why it failed; null on success. The endpoint's body is never returned. */
   error: z.string().nullable(),
   /** `evt_test_<uuid>`. */
   event_id: z.string(),
+  /** ISO 8601 date-time. */
   sent_at: IsoDateTime,
 });
 export type WebhookTestResult = z.infer<typeof WebhookTestResult>;
 
 /** One delivery attempt to one webhook (the spec leaves the record's fields open). */
 export const WebhookDelivery = z.strictObject({
+  /** Opaque identifier: what `redeliver` takes. */
   id: z.string(),
+  /** The webhook it was sent to. */
   webhook_id: z.string(),
   /** The body id: equal on every attempt and redelivery of one event. */
   event_id: z.string(),
+  /** The `type` of the event. */
   event_type: z.string(),
   /** 1 to 5 within an event's attempts; 1 for a test or a redelivery. */
   attempt: z.number().int().positive(),
   /** Null when no response was received. */
   status_code: z.number().int().nullable(),
+  /** Why it failed, e.g. a timeout or a redirect; null on success. */
   error: z.string().nullable(),
+  /** True when the endpoint answered 2xx within 5 seconds. */
   success: z.boolean(),
+  /** Milliseconds until the answer, or until the attempt gave up. */
   duration_ms: z.number().int().nonnegative(),
   /** When the attempt was sent (its timestamp header). */
   created_at: IsoDateTime,
   /** When the next attempt of this event is due, when this one failed and one is left. */
   next_attempt_at: IsoDateTime.nullable(),
+  /** Sent by the test operation; never retried, and not counted in the webhook's health. */
   is_test: z.boolean(),
+  /** Sent by `redeliver`. */
   is_redelivery: z.boolean(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

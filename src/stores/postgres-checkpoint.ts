@@ -1,6 +1,7 @@
 import { type CheckpointStore, parseCheckpoint } from "../poller/checkpoint.js";
 import { type PostgresQueryable, quoteTableName, tableCreator } from "./postgres.js";
 
+/** Options of `postgresCheckpointStore(options)`. */
 export interface PostgresCheckpointStoreOptions {
   /**
    * Your `pg` pool or client (`new pg.Pool(...)`); `medrecords` never

@@ -7,6 +7,7 @@ import {
   tableCreator,
 } from "./postgres.js";
 
+/** Options of `postgresDedupeStore(options)`. */
 export interface PostgresDedupeStoreOptions {
   /**
    * Your `pg` pool (`new pg.Pool(...)`); `medrecords` never imports `pg`
@@ -26,7 +27,19 @@ export interface PostgresDedupeStoreOptions {
 }
 
 /** What {@link PostgresDedupeStore.withClaim} resolves to. */
-export type ClaimResult<T> = { claimed: true; value: T } | { claimed: false; value?: undefined };
+export type ClaimResult<T> =
+  | {
+      /** The claim was taken: `effect` ran and committed. */
+      claimed: true;
+      /** What `effect` resolved to. */
+      value: T;
+    }
+  | {
+      /** The id was claimed already: `effect` did not run. */
+      claimed: false;
+      /** Nothing ran, so nothing resolved. */
+      value?: undefined;
+    };
 
 /** A {@link DedupeStore} in a PostgreSQL table, plus exactly-once effects in the same database. */
 export interface PostgresDedupeStore extends DedupeStore {

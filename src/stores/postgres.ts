@@ -6,7 +6,9 @@
 
 /** The part of a `pg` query result the stores read. */
 export interface PostgresQueryResult {
+  /** Rows the statement inserted, updated, deleted or returned; null for other commands. */
   rowCount: number | null;
+  /** The returned rows, as objects keyed by column name. */
   // biome-ignore lint/suspicious/noExplicitAny: pg types rows as any unless told otherwise.
   rows: any[];
   /** The command tag; `"ROLLBACK"` when a COMMIT found the transaction failed. */
@@ -15,6 +17,7 @@ export interface PostgresQueryResult {
 
 /** Anything that runs a parameterized query: a `pg.Pool`, a `pg.Client`, a pool's client. */
 export interface PostgresQueryable {
+  /** Runs `text` with `$1`, `$2`, ... bound to `values`. */
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
 }
 
@@ -26,6 +29,7 @@ export interface PostgresPoolClient extends PostgresQueryable {
 
 /** A `pg.Pool`: queries, and a connection of its own for a transaction. */
 export interface PostgresPool extends PostgresQueryable {
+  /** Checks a connection out, for statements that must share one (a transaction). */
   connect(): Promise<PostgresPoolClient>;
 }
 

@@ -20,6 +20,7 @@ export interface RedisDedupeClient {
   del(key: string): Promise<unknown>;
 }
 
+/** Options of `redisDedupeStore(options)`. */
 export interface RedisDedupeStoreOptions {
   /**
    * Your connected node-redis client (or an adapter, see

@@ -1,7 +1,7 @@
 /**
  * The few byte and HMAC helpers the toolkit needs, over Web Crypto only, so
  * that `medrecords/webhooks` runs unchanged in Node, Deno, Bun, Workers and
- * browsers.
+ * browsers. The `node` build swaps in crypto.node.ts (HMAC from node:crypto).
  */
 
 const encoder = new TextEncoder();
@@ -10,12 +10,25 @@ const encoder = new TextEncoder();
 // endpoint reuse one or two secrets, so a small cache removes that cost. The
 // bound keeps a process that verifies for many tenants from growing forever.
 const KEY_CACHE_MAX = 64;
-const keyCache = new Map<string, Promise<CryptoKey>>();
+/** An import under way or done; `key` once it is done, so a hit does not wait a turn. */
+interface CachedKey {
+  promise: Promise<CryptoKey>;
+  key?: CryptoKey;
+}
+const keyCache = new Map<string, CachedKey>();
+/** The most recently used secret, already last in `keyCache`'s order. */
+let newestSecret: string | undefined;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** Raw bytes of a delivery: what the service signed, before any decoding. */
 export type RawBytes = Uint8Array<ArrayBuffer>;
+
+/**
+ * What an HMAC covers: bytes, or parts signed as if joined (a string part as
+ * its UTF-8 bytes), so a caller need not copy the body to prepend to it.
+ */
+export type SignedData = RawBytes | readonly (string | Uint8Array)[];
 
 /** UTF-8 bytes of a string. */
 export function utf8(text: string): RawBytes {
@@ -53,34 +66,112 @@ function subtle(): SubtleCrypto {
   return api;
 }
 
-function hmacKey(secret: string): Promise<CryptoKey> {
+function hmacKey(secret: string): CachedKey {
   const cached = keyCache.get(secret);
   if (cached) {
     // Re-insert so that Map order is least recently used first.
-    keyCache.delete(secret);
-    keyCache.set(secret, cached);
+    if (secret !== newestSecret) {
+      keyCache.delete(secret);
+      keyCache.set(secret, cached);
+      newestSecret = secret;
+    }
     return cached;
   }
-  const key = subtle().importKey("raw", utf8(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  keyCache.set(secret, key);
-  // A failed import must not poison the cache for later calls.
-  key.catch(() => keyCache.delete(secret));
+  const promise = subtle().importKey(
+    "raw",
+    utf8(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
+  const entry: CachedKey = { promise };
+  keyCache.set(secret, entry);
+  newestSecret = secret;
+  promise.then(
+    (key) => {
+      entry.key = key;
+    },
+    // A failed import must not poison the cache for later calls.
+    () => keyCache.delete(secret),
+  );
   if (keyCache.size > KEY_CACHE_MAX) {
     const oldest = keyCache.keys().next().value;
     if (oldest !== undefined) keyCache.delete(oldest);
   }
-  return key;
+  return entry;
 }
 
 /**
  * Hex HMAC-SHA256 of `data`, keyed with the UTF-8 bytes of `secret` (the
- * whole `whsec_...` string, DESIGN section 9).
+ * whole `whsec_...` string, DESIGN section 9). A promise here, where Web
+ * Crypto signs asynchronously; the hex itself in the `node` build
+ * (crypto.node.ts), which callers use without waiting a turn.
  */
-export async function hmacSha256Hex(secret: string, data: RawBytes): Promise<string> {
-  const key = await hmacKey(secret);
-  return toHex(await subtle().sign("HMAC", key, data));
+export function hmacSha256Hex(secret: string, data: SignedData): string | Promise<string> {
+  try {
+    const bytes = joined(data);
+    const cached = hmacKey(secret);
+    // Once imported, the key is used at once, without a turn spent on its promise.
+    const signature = cached.key
+      ? subtle().sign("HMAC", cached.key, bytes)
+      : cached.promise.then((key) => subtle().sign("HMAC", key, bytes));
+    return signature.then(toHex);
+  } catch (error) {
+    // As an async function would: no Web Crypto is a rejection, not a throw.
+    return Promise.reject(error);
+  }
+}
+
+const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether one of `signatures` (64 lowercase hex characters each, as
+ * `hmacSha256Hex` writes them) is the HMAC-SHA256 of `data` under `secret`.
+ * Every candidate is checked, each in constant time, so the time does not
+ * tell which one matched; a malformed one never matches. Web Crypto's
+ * `verify` compares here; the `node` build (crypto.node.ts) compares the hex
+ * of node:crypto's HMAC and answers at once.
+ */
+export function hmacSha256Matches(
+  secret: string,
+  data: SignedData,
+  signatures: readonly string[],
+): boolean | Promise<boolean> {
+  try {
+    const bytes = joined(data);
+    const check = (key: CryptoKey): Promise<boolean> => {
+      const checks = signatures.map((hex) =>
+        SIGNATURE_HEX.test(hex) ? subtle().verify("HMAC", key, fromHex(hex), bytes) : false,
+      );
+      return checks.length === 1
+        ? Promise.resolve(checks[0]!)
+        : Promise.all(checks).then((results) => results.includes(true));
+    };
+    const cached = hmacKey(secret);
+    return cached.key ? check(cached.key) : cached.promise.then(check);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Bytes of well-formed lowercase hex. */
+function fromHex(hex: string): RawBytes {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** The parts as one array, copied once: strings are joined before encoding. */
+function joined(data: SignedData): RawBytes {
+  if (data instanceof Uint8Array) return data;
+  let text = "";
+  for (const part of data) {
+    if (typeof part !== "string") {
+      return concatBytes(...data.map((p) => (typeof p === "string" ? utf8(p) : p)));
+    }
+    text += part;
+  }
+  return utf8(text);
 }
 
 /**

@@ -49,6 +49,7 @@ export interface DedupeStore {
   release?(id: string): Promise<void>;
 }
 
+/** Options of `memoryDedupeStore(options)`. */
 export interface MemoryDedupeStoreOptions {
   /**
    * Most ids kept; past it the least recently seen is forgotten first. Each

@@ -15,6 +15,7 @@ export type WebhookVerificationReason =
   /** `payload` is not the raw body (for example an already parsed object). */
   | "payload_not_raw";
 
+/** What a {@link WebhookVerificationError} carries beyond its reason, depending on the reason. */
 export interface WebhookVerificationErrorDetails {
   /**
    * Receiver clock minus the delivery's timestamp, in whole seconds: positive
@@ -36,6 +37,7 @@ export interface WebhookVerificationErrorDetails {
  */
 export class WebhookVerificationError extends MedRecordsError {
   override name = "WebhookVerificationError";
+  /** The cause, to branch on (the message is for people). */
   readonly reason: WebhookVerificationReason;
   /** See {@link WebhookVerificationErrorDetails.skewSeconds}. */
   readonly skewSeconds: number | undefined;

@@ -19,13 +19,17 @@ export type WebhookEventHandlers = {
 /** Where a failure happened, for {@link WebhookHandlerOptions.onError}. */
 export type WebhookFailureStage = "verify" | "dedupe" | "handler" | "release";
 
+/** What `onError` is told beside the error. */
 export interface WebhookErrorContext {
+  /** Where it failed: `verify`, `dedupe` (the store), `handler` (your function), or `release` (of the claim, after your function failed). */
   stage: WebhookFailureStage;
+  /** The delivery request; its body has been read. */
   request: Request;
   /** The verified event, for every stage after `verify`. */
   event?: WebhookEvent | undefined;
 }
 
+/** Options of `createWebhookHandler(options)`. */
 export interface WebhookHandlerOptions {
   /**
    * The webhook secret (the whole `whsec_...` string), or several while

@@ -1,9 +1,14 @@
 /** Names of the headers of a delivery (spec, Delivery rule 2). */
 export const WEBHOOK_HEADERS = {
+  /** Equals the body's `id`: the deduplication key. */
   eventId: "x-webhook-event-id",
+  /** Equals the body's `type`. */
   eventType: "x-webhook-event-type",
+  /** Unix seconds of the attempt, signed with the body; regenerated on each retry. */
   timestamp: "x-service-timestamp",
+  /** `v1=<64 hex>`: HMAC-SHA256 over `<timestamp>.<raw body>`. What `verifyWebhook` checks. */
   signatureV1: "x-service-signature-v1",
+  /** `v0=<64 hex>` over the body alone, without the timestamp: sent, never checked. */
   signatureLegacy: "x-service-signature",
 } as const;
 
@@ -19,27 +24,64 @@ export type WebhookHeaders =
  * signature header fails verification instead of picking one silently.
  */
 export function readHeader(headers: WebhookHeaders, name: string): string | undefined {
-  const wanted = name.toLowerCase();
+  return readHeaders(headers, [name])[0];
+}
+
+/**
+ * `readHeader` of each name, reading a record's names once for all of them
+ * (`verifyWebhook` reads four headers of every delivery).
+ */
+export function readHeaders(
+  headers: WebhookHeaders,
+  names: readonly string[],
+): (string | undefined)[] {
+  const wanted = names.map((name) => name.toLowerCase());
   if (typeof Headers !== "undefined" && headers instanceof Headers) {
-    return headers.get(wanted) ?? undefined;
+    return wanted.map((name) => headers.get(name) ?? undefined);
   }
+  const matches = wanted.map((name) => (PRINTABLE_ASCII.test(name) ? sameAsciiName : sameAnyName));
   if (
     Symbol.iterator in headers &&
     typeof (headers as Iterable<unknown>)[Symbol.iterator] === "function"
   ) {
-    const found: string[] = [];
-    for (const [key, value] of headers as Iterable<[string, string]>) {
-      if (key.toLowerCase() === wanted) found.push(value);
-    }
-    return found.length ? found.join(", ") : undefined;
+    // Read once per name, as a one-shot iterator was always read.
+    return wanted.map((name, i) => {
+      const found: string[] = [];
+      for (const [key, value] of headers as Iterable<[string, string]>) {
+        if (matches[i]!(key, name)) found.push(value);
+      }
+      return found.length ? found.join(", ") : undefined;
+    });
   }
   const record = headers as Record<string, string | string[] | undefined>;
-  const found: string[] = [];
+  const found: (string | undefined)[] = wanted.map(() => undefined);
   for (const key of Object.keys(record)) {
-    if (key.toLowerCase() !== wanted) continue;
-    const value = record[key];
-    if (Array.isArray(value)) found.push(...value);
-    else if (value !== undefined) found.push(value);
+    for (let i = 0; i < wanted.length; i++) {
+      if (!matches[i]!(key, wanted[i]!)) continue;
+      const value = record[key];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+      // As `[...values].join(", ")` would, without the array.
+      const text =
+        typeof value === "string" ? value : (Array.isArray(value) ? value : [value]).join(", ");
+      const before = found[i];
+      found[i] = before === undefined ? text : `${before}, ${text}`;
+    }
   }
-  return found.length ? found.join(", ") : undefined;
+  return found;
+}
+
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
+/**
+ * `key.toLowerCase() === wanted` for a printable ASCII `wanted`, without lowercasing
+ * every name of the request: a name of another length cannot lowercase to it
+ * (no character lowercases to ASCII of another length; the Kelvin sign, which
+ * lowercases to `k`, has the same length).
+ */
+function sameAsciiName(key: string, wanted: string): boolean {
+  return key === wanted || (key.length === wanted.length && key.toLowerCase() === wanted);
+}
+
+function sameAnyName(key: string, wanted: string): boolean {
+  return key.toLowerCase() === wanted;
 }

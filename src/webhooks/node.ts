@@ -8,6 +8,7 @@ type NodeRequest = IncomingMessage & {
   _body?: unknown;
 };
 
+/** Options of `toNodeListener(handler, options)`. */
 export interface NodeListenerOptions {
   /**
    * Largest body read from the stream, in bytes; a larger one gets 413

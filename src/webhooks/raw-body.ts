@@ -24,16 +24,17 @@ export function rawBytes(payload: unknown): RawBytes | Uint8Array {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * The body as text, or undefined when its bytes are not UTF-8. A leading
- * byte order mark is dropped, from bytes (as the decoder does) and from a
- * string alike, so that one delivery parses the same whichever form it is given in.
+ * The body as given (a string) or as its bytes (`rawBytes` of anything else)
+ * as text, or undefined when its bytes are not UTF-8. A leading byte order
+ * mark is dropped, from bytes (as the decoder does) and from a string alike,
+ * so that one delivery parses the same whichever form it is given in.
  */
-export function bodyText(payload: unknown, bytes: Uint8Array): string | undefined {
-  if (typeof payload === "string") {
-    return payload.charCodeAt(0) === 0xfeff ? payload.slice(1) : payload;
+export function bodyText(body: string | Uint8Array): string | undefined {
+  if (typeof body === "string") {
+    return body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   }
   try {
-    return decoder.decode(bytes);
+    return decoder.decode(body);
   } catch {
     return undefined;
   }

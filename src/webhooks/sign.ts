@@ -1,7 +1,8 @@
-import { concatBytes, hmacSha256Hex, utf8 } from "./crypto.js";
+import { hmacSha256Hex } from "./crypto.js";
 import { WEBHOOK_HEADERS } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
 
+/** Options of `signWebhook(options)`. */
 export interface SignWebhookOptions {
   /**
    * The body exactly as it will be sent; a string is sent as its UTF-8 bytes.
@@ -39,13 +40,13 @@ export async function signWebhook(options: SignWebhookOptions): Promise<Record<s
     throw new TypeError("signWebhook: `secret` must be a non-empty string");
   }
   const timestamp = unixSeconds(options.timestamp);
-  const body = rawBytes(options.payload);
+  const body = typeof options.payload === "string" ? options.payload : rawBytes(options.payload);
   const [v1, v0] = await Promise.all([
-    hmacSha256Hex(secret, concatBytes(utf8(`${timestamp}.`), body)),
-    hmacSha256Hex(secret, concatBytes(body)),
+    hmacSha256Hex(secret, [`${timestamp}.`, body]),
+    hmacSha256Hex(secret, [body]),
   ]);
   const headers: Record<string, string> = {};
-  const event = eventHeaders(bodyText(options.payload, body));
+  const event = eventHeaders(bodyText(body));
   if (event) {
     headers[WEBHOOK_HEADERS.eventId] = event.id;
     headers[WEBHOOK_HEADERS.eventType] = event.type;

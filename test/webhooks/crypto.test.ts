@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { hmacSha256Hex, timingSafeEqualHex, utf8 } from "../../src/webhooks/crypto.js";
+import {
+  hmacSha256Hex,
+  hmacSha256Matches,
+  timingSafeEqualHex,
+  utf8,
+} from "../../src/webhooks/crypto.js";
 import { nodeHmac } from "./fixtures.js";
 
 describe("timingSafeEqualHex", () => {
@@ -26,6 +31,37 @@ describe("hmacSha256Hex", () => {
         const secret = `whsec_${i}`;
         expect(await hmacSha256Hex(secret, utf8("1.{}"))).toBe(nodeHmac(secret, "1.{}"));
       }
+    }
+  });
+});
+
+describe("hmacSha256Matches", () => {
+  const data = utf8("1767225600.{}");
+  const right = nodeHmac("whsec_m", "1767225600.{}");
+  const wrong = right.replace(/^./, (c) => (c === "0" ? "1" : "0"));
+
+  it("is true when any candidate is the HMAC, whichever position it has", async () => {
+    expect(await hmacSha256Matches("whsec_m", data, [right])).toBe(true);
+    expect(await hmacSha256Matches("whsec_m", data, [wrong, right])).toBe(true);
+    expect(await hmacSha256Matches("whsec_m", data, [right, wrong])).toBe(true);
+    expect(await hmacSha256Matches("whsec_m", ["1767225600.", utf8("{}")], [right])).toBe(true);
+  });
+
+  it("is false for another HMAC, another secret or no candidate", async () => {
+    expect(await hmacSha256Matches("whsec_m", data, [wrong])).toBe(false);
+    expect(await hmacSha256Matches("whsec_other", data, [right])).toBe(false);
+    expect(await hmacSha256Matches("whsec_m", data, [])).toBe(false);
+  });
+
+  it("never matches a malformed candidate: uppercase, short, long or not hex", async () => {
+    for (const candidate of [
+      right.toUpperCase(),
+      right.slice(0, 62),
+      `${right}00`,
+      `${right.slice(0, 62)}zz`,
+      "",
+    ]) {
+      expect(await hmacSha256Matches("whsec_m", data, [candidate]), candidate).toBe(false);
     }
   });
 });

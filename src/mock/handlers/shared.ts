@@ -1,5 +1,5 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
 import { MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
@@ -19,7 +19,7 @@ export interface ApiRoute {
   readonly method: string;
   readonly pattern: string;
   readonly scope: Scope;
-  handle(call: ApiCall): Response | Promise<Response>;
+  handle(call: ApiCall): Reply | Promise<Reply>;
 }
 
 export interface StorageCall {
@@ -33,18 +33,62 @@ export interface StorageRoute {
   handle(call: StorageCall): Response | Promise<Response>;
 }
 
-export function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
+/**
+ * A JSON answer before it becomes a `Response`: what `json()` gives. The
+ * HTTP server writes it as it is (building an undici Response and reading it
+ * back costs more than serving a GET); `toResponse()` makes the Response
+ * that `handle()` and MSW answer with.
+ */
+export class JsonReply {
+  readonly status: number;
+  /** The body, `JSON.stringify` of the value. */
+  readonly text: string;
+  /** Extra headers besides Content-Type (names lower case), e.g. `retry-after` of a 429. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  constructor(status: number, text: string, headers?: Readonly<Record<string, string>>) {
+    this.status = status;
+    this.text = text;
+    this.headers = headers;
+  }
+}
+
+/** What a handler answers: a JSON document, or a Response for anything else (204, a download). */
+export type Reply = JsonReply | Response;
+
+/** The text of each JSON answer turned Response, so that the HTTP server writes it without reading the body back. */
+const jsonTexts = new WeakMap<Response, string>();
+
+export function json(status: number, body: unknown): JsonReply {
+  return new JsonReply(status, JSON.stringify(body));
+}
+
+/** The Response of a reply: a JSON reply becomes one with `Content-Type: application/json`. */
+export function toResponse(reply: Reply): Response {
+  if (!(reply instanceof JsonReply)) return reply;
+  const response = new Response(reply.text, {
+    status: reply.status,
     headers: { "content-type": "application/json" },
   });
+  if (reply.headers !== undefined) {
+    for (const [name, value] of Object.entries(reply.headers)) response.headers.set(name, value);
+  }
+  jsonTexts.set(response, reply.text);
+  return response;
+}
+
+/** The body of a JSON answer as text; undefined for any other response. */
+export function jsonTextOf(response: Response): string | undefined {
+  return jsonTexts.get(response);
 }
 
 /** The spec's error body `{ error: { code, message } }` with the error's extra headers. */
-export function apiErrorResponse(error: MockApiError): Response {
-  const response = json(error.status, { error: { code: error.code, message: error.message } });
-  for (const [name, value] of Object.entries(error.headers)) response.headers.set(name, value);
-  return response;
+export function apiErrorReply(error: MockApiError): JsonReply {
+  const text = JSON.stringify({ error: { code: error.code, message: error.message } });
+  const names = Object.keys(error.headers);
+  if (names.length === 0) return new JsonReply(error.status, text);
+  const headers: Record<string, string> = {};
+  for (const name of names) headers[name.toLowerCase()] = error.headers[name] as string;
+  return new JsonReply(error.status, text, headers);
 }
 
 /** For endpoints that take no query parameters: any parameter is unknown. */
@@ -170,7 +214,7 @@ export function pageOf(query: { limit?: number | undefined; cursor?: string | un
 }
 
 /** A page as the list envelope, its links built from the request's own address. */
-export function listJson<T>(ctx: { baseUrl: string }, url: URL, page: Page<T>): Response {
+export function listJson<T>(ctx: { baseUrl: string }, url: URL, page: Page<T>): JsonReply {
   return json(
     200,
     toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),

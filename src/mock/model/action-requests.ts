@@ -31,11 +31,17 @@ export interface OpenActionRequestInput {
 
 /** What `openActionRequest` returns: the request's new `pending_action_request`. */
 export interface OpenedActionRequest {
+  /** Its id; a reopened request keeps the id it had. */
   id: string;
+  /** What the provider asks of the firm. */
   message: string;
+  /** Why, one of the known action-required reasons. */
   reason: ActionRequiredReasonValue;
+  /** The answer must carry an attachment. */
   requires_attachment: boolean;
+  /** The attachment must be a PDF. */
   requires_pdf: boolean;
+  /** ISO 8601 date-time on the mock clock. */
   opened_at: string;
 }
 
@@ -228,6 +234,7 @@ export interface MockActionRequest extends OpenedActionRequest {
   opening: number;
   /** `withdrawn`: closed unanswered because the request moved on. */
   status: "open" | "responded" | "withdrawn";
+  /** The answers it got through the API, oldest first. */
   responses: ActionRequestRecord["responses"];
 }
 

@@ -17,6 +17,7 @@ export interface ApiKeyRecord {
   readonly scopes: ReadonlySet<Scope>;
 }
 
+/** Options of `mock.apiKeys.create(options)`. */
 export interface CreateApiKeyOptions {
   /** Scopes granted to the key. @default every scope of the spec */
   scopes?: readonly Scope[];

@@ -29,12 +29,17 @@ export type DeliveryMode = "fetch" | "inbox";
 
 /** A request the engine would have POSTed, as recorded in `inbox` mode. */
 export interface InboxDelivery {
+  /** The webhook's URL. */
   url: string;
+  /** Lower-case names: the signature headers, event id and type, `content-type`. */
   headers: Record<string, string>;
   /** The raw body, byte for byte what was signed. */
   body: string;
+  /** The webhook it was for. */
   webhookId: string;
+  /** The body's `id`. */
   eventId: string;
+  /** 1 to 5 within the event's attempts; 1 for a test or a redelivery. */
   attempt: number;
 }
 

@@ -12,8 +12,8 @@ import { EVENT_LOG_TYPES, EVENT_RETENTION_MS } from "../../schemas/event-list.js
 import type { Scope } from "../../schemas/scopes.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
-import type { EventLogEntry, StoredEvent } from "./event-log.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import type { EventLogEntry, OrderedEvent, StoredEvent } from "./event-log.js";
+import { type Page, type PageRequest, paginateSorted } from "./paginate.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 /**
@@ -33,9 +33,17 @@ function isRetained(createdAtMs: number, now: number): boolean {
 /** Drops every event past retention; the log answers as if they never existed. */
 export function pruneExpiredEvents(ctx: ModelContext): void {
   const now = nowMs(ctx);
-  for (const [id, stored] of ctx.state.events) {
-    if (!isRetained(Date.parse(stored.value.created_at), now)) ctx.state.events.delete(id);
+  const { events, eventOrder } = ctx.state;
+  // Oldest first: the expired events are a prefix of the order.
+  let expired = 0;
+  while (
+    expired < eventOrder.length &&
+    !isRetained((eventOrder[expired] as OrderedEvent).ms, now)
+  ) {
+    events.delete((eventOrder[expired] as OrderedEvent).stored.value.id);
+    expired += 1;
   }
+  if (expired > 0) eventOrder.splice(0, expired);
 }
 
 function render(stored: StoredEvent): EventLogEntry {
@@ -91,33 +99,55 @@ export function listEvents(
   const before = filters.createdBefore === undefined ? undefined : toBound(filters.createdBefore);
 
   pruneExpiredEvents(ctx);
-  const matching: Keyed[] = [];
-  for (const stored of ctx.state.events.values()) {
-    const { type, created_at, data } = stored.value;
-    const ms = Date.parse(created_at);
-    if (types !== undefined ? !types.has(type) : !key.scopes.has(eventReadScope(type))) continue;
-    // Exclusive bounds; a bound with sub-millisecond digits sits between two whole milliseconds.
-    if (after !== undefined && !(ms > after.ms)) continue;
-    if (before !== undefined && !(ms < before.ms + (before.subMs ? 1 : 0))) continue;
-    if (
-      filters.objectId !== undefined &&
-      data.retrieval_request_id !== filters.objectId &&
-      data.webhook_id !== filters.objectId
-    ) {
-      continue;
-    }
-    matching.push({ ms, seq: stored.seq, stored });
-  }
+  const order = ctx.state.eventOrder;
+  const matches = ({ stored }: OrderedEvent): boolean => {
+    const { type, data } = stored.value;
+    if (types !== undefined ? !types.has(type) : !key.scopes.has(eventReadScope(type)))
+      return false;
+    return (
+      filters.objectId === undefined ||
+      data.retrieval_request_id === filters.objectId ||
+      data.webhook_id === filters.objectId
+    );
+  };
   // Newest first by created_at, then by log sequence: webhook.disabled is
   // stamped with its failed attempt's time, which may precede events logged before it.
-  const page = paginate(matching, (item) => [item.ms, item.seq], request, 2);
+  const range = boundedRange(order, after, before);
+  const page = paginateSorted(order, keyOf, matches, request, 2, range);
   return { ...page, results: page.results.map((item) => render(item.stored)) };
 }
 
-interface Keyed {
-  ms: number;
-  seq: number;
-  stored: StoredEvent;
+function keyOf(event: OrderedEvent): readonly number[] {
+  return [event.ms, event.seq];
+}
+
+/**
+ * The events between the exclusive bounds, as a range of the order
+ * (created_at is its first key). A bound with sub-millisecond digits sits
+ * between two whole milliseconds.
+ */
+function boundedRange(
+  order: readonly OrderedEvent[],
+  after: { ms: number } | undefined,
+  before: { ms: number; subMs: boolean } | undefined,
+): { from: number; to: number } {
+  if (Number.isNaN(after?.ms) || Number.isNaN(before?.ms)) return { from: 0, to: 0 };
+  const from = after === undefined ? 0 : firstAbove(order, after.ms);
+  const to =
+    before === undefined ? order.length : firstAbove(order, before.ms - (before.subMs ? 0 : 1));
+  return { from, to: Math.max(from, to) };
+}
+
+/** The index of the first event created after `ms`. */
+function firstAbove(order: readonly OrderedEvent[], ms: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((order[mid] as OrderedEvent).ms <= ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** An instant of a query bound: whole milliseconds, and whether digits below a millisecond follow. */

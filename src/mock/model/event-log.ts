@@ -26,6 +26,17 @@ export interface StoredEvent extends Stored<EventLogEntry> {
   readonly bodyData: Record<string, unknown>;
 }
 
+/**
+ * An event's place in the log's order: `created_at` in epoch ms, then log
+ * sequence. `MockState.eventOrder` keeps one per event, smallest first, so a
+ * page is a binary search away (event-list.ts).
+ */
+export interface OrderedEvent {
+  readonly ms: number;
+  readonly seq: number;
+  readonly stored: StoredEvent;
+}
+
 export interface AppendEventOptions {
   /** X-Request-Id of the API call that caused the event. */
   requestId?: string | null | undefined;
@@ -73,6 +84,39 @@ export function appendEvent(
     value: entry,
     bodyData: { ...data },
   };
+  const replaced = ctx.state.events.get(entry.id);
+  if (replaced !== undefined) {
+    // An id logged again (never by the service itself; ids are unique per occurrence).
+    const order = ctx.state.eventOrder;
+    const at = order.findIndex((e) => e.stored === replaced);
+    if (at >= 0) order.splice(at, 1);
+  }
   ctx.state.events.set(entry.id, stored);
+  insertOrdered(ctx.state.eventOrder, {
+    ms: Date.parse(entry.created_at),
+    seq: stored.seq,
+    stored,
+  });
   return stored;
+}
+
+/**
+ * Adds an event to the ordered index. Its sequence is the newest, so it goes
+ * after every event of its `created_at` or earlier: at the end, except for
+ * an event stamped in the past (webhook.disabled at its failed attempt's time).
+ */
+function insertOrdered(order: OrderedEvent[], event: OrderedEvent): void {
+  const last = order[order.length - 1];
+  if (last === undefined || last.ms <= event.ms) {
+    order.push(event);
+    return;
+  }
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((order[mid] as OrderedEvent).ms <= event.ms) lo = mid + 1;
+    else hi = mid;
+  }
+  order.splice(lo, 0, event);
 }

@@ -109,6 +109,85 @@ export function paginate<T>(
 }
 
 /**
+ * The same page as `paginate` over the items of `ascending[from..to)` that
+ * `matches`, for a list kept sorted by key, smallest first (the event log):
+ * a binary search to the cursor, then a scan of the page and one item past
+ * each end, instead of sorting the whole list for every page. The page walk
+ * of a 100 000-event log is then linear instead of quadratic.
+ */
+export function paginateSorted<T>(
+  ascending: readonly T[],
+  keyOf: (item: T) => readonly number[],
+  matches: (item: T) => boolean,
+  request: PageRequest,
+  arity: number,
+  range: { from: number; to: number } = { from: 0, to: ascending.length },
+): Page<T> {
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, arity);
+  const { limit } = request;
+  const { from, to } = range;
+  /** The first index of [from, to) whose key is above `key` (or at or above it, `inclusive`). */
+  const boundary = (key: readonly number[], inclusive: boolean): number => {
+    let lo = from;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const order = compareKeys(key, keyOf(ascending[mid] as T));
+      if (order > 0 || (inclusive && order === 0)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const anyBelow = (index: number): boolean => {
+    for (let i = index - 1; i >= from; i--) if (matches(ascending[i] as T)) return true;
+    return false;
+  };
+  const anyFrom = (index: number): boolean => {
+    for (let i = index; i < to; i++) if (matches(ascending[i] as T)) return true;
+    return false;
+  };
+
+  const results: T[] = [];
+  let hasNext: boolean;
+  let hasPrevious: boolean;
+  if (cursor === undefined || cursor.direction === "next") {
+    // Newest first from just below the cursor (or the top): items of smaller keys.
+    const top = cursor === undefined ? to : boundary(cursor.key, true);
+    let i = top - 1;
+    for (; i >= from && results.length < limit; i--) {
+      const item = ascending[i] as T;
+      if (matches(item)) results.push(item);
+    }
+    hasNext = anyBelow(i + 1);
+    hasPrevious = cursor !== undefined && anyFrom(top);
+  } else {
+    // The `limit` items just above the cursor, shown newest first.
+    const bottom = boundary(cursor.key, false);
+    let i = bottom;
+    for (; i < to && results.length < limit; i++) {
+      const item = ascending[i] as T;
+      if (matches(item)) results.push(item);
+    }
+    results.reverse();
+    hasPrevious = anyFrom(i);
+    hasNext = anyBelow(bottom);
+  }
+  const first = results[0];
+  const last = results[results.length - 1];
+  const upper = first === undefined ? cursor?.key : keyOf(first);
+  const lower = last === undefined ? cursor?.key : keyOf(last);
+  return {
+    results,
+    nextCursor:
+      hasNext && lower !== undefined ? encodeCursor({ direction: "next", key: lower }) : null,
+    previousCursor:
+      hasPrevious && upper !== undefined
+        ? encodeCursor({ direction: "previous", key: upper })
+        : null,
+  };
+}
+
+/**
  * The list envelope with absolute `next`/`previous` links: the API origin and
  * the request's path, keeping its filters and limit, with `cursor` replaced.
  */

@@ -37,11 +37,17 @@ export type ActionRequiredReasonValue = (typeof ACTION_REQUIRED_REASONS)[number]
 export const MOCK_CURRENCY = "USD";
 
 /** A file taken from an upload: auth_form, an attachment, or an answer's attachment. */
+/** A file uploaded to the mock's storage origin and consumed by a request. */
 export interface UploadedFile {
+  /** The upload_id it was signed under. */
   upload_id: string;
+  /** As given when the upload was signed. */
   file_name: string;
+  /** MIME type, as given when the upload was signed. */
   file_type: string;
+  /** Bytes. */
   file_size: number;
+  /** The bytes PUT to the upload address. */
   bytes: Uint8Array;
 }
 
@@ -53,16 +59,21 @@ export interface StoredRetrievalDocument extends Stored<RetrievalDocument> {
 }
 
 /** One answer given to an action request. */
+/** One answer to an action request, as the mock recorded it. */
 export interface ActionResponseRecord {
   /** Trimmed. */
   message: string;
   /** `requester_email` when given, else the API key's id. */
   responder: string;
+  /** As given in the answer; null when left out. */
   requester_email: string | null;
+  /** The API key that answered. */
   api_key_id: string;
+  /** ISO 8601 date-time on the mock clock. */
   responded_at: string;
   /** X-Request-Id of the call that answered. */
   request_id: string;
+  /** The attached file without its bytes; null when none was attached. */
   attachment: Omit<UploadedFile, "bytes"> | null;
 }
 

@@ -8,7 +8,7 @@ import type { CaseRecord } from "./cases.js";
 import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
 import type { StoredDocument } from "./documents.js";
 import type { StoredDownload } from "./downloads.js";
-import type { StoredEvent } from "./event-log.js";
+import type { OrderedEvent, StoredEvent } from "./event-log.js";
 import { createRetrievalState, type RetrievalState } from "./retrieval-state.js";
 import type { StoredUpload } from "./uploads.js";
 import type { LookupHost } from "./webhook-urls.js";
@@ -37,6 +37,8 @@ export interface MockState {
   readonly deliveries: Map<string, StoredDelivery>;
   /** The event log, keyed by event id. */
   readonly events: Map<string, StoredEvent>;
+  /** The same events by `created_at`, then sequence, oldest first; kept by appendEvent and pruneExpiredEvents. */
+  readonly eventOrder: OrderedEvent[];
   /** Retrieval requests, facilities and requestors (retrieval-state.ts). */
   readonly retrieval: RetrievalState;
 }
@@ -53,6 +55,7 @@ export function createState(): MockState {
     webhooks: new Map(),
     deliveries: new Map(),
     events: new Map(),
+    eventOrder: [],
     retrieval: createRetrievalState(),
   };
 }
