@@ -1,0 +1,43 @@
+import type { Comparison } from "./measure.ts";
+import { figure } from "./report.ts";
+import type { BenchRow } from "./types.ts";
+
+export interface RatioRowSpec {
+  group: string;
+  name: string;
+  comparison: Comparison;
+  /** Task name and printed label of ours. */
+  subject: { task: string; label: string };
+  /** Task name and printed label of the baseline. */
+  baseline: { task: string; label: string };
+  unit: string;
+  target: number;
+  note?: string;
+}
+
+/** A row from a `compare` run: figures per second, larger is better. */
+export function ratioRow(spec: RatioRowSpec): BenchRow {
+  const { comparison } = spec;
+  const subject = comparison.results[spec.subject.task];
+  const baseline = comparison.results[spec.baseline.task];
+  if (!subject || !baseline) {
+    throw new Error(`ratioRow: no task ${subject ? spec.baseline.task : spec.subject.task}`);
+  }
+  const row: BenchRow = {
+    group: spec.group,
+    name: spec.name,
+    subject: { label: spec.subject.label, value: subject.perSecond, unit: spec.unit },
+    baseline: { label: spec.baseline.label, value: baseline.perSecond, unit: spec.unit },
+    ratio: comparison.ratio(spec.subject.task, spec.baseline.task),
+    target: spec.target,
+  };
+  if (spec.note !== undefined) row.note = spec.note;
+  return row;
+}
+
+/** A task's figure as printed in a note: "68.6 k ops/s". */
+export function perSecond(comparison: Comparison, task: string, unit = "ops/s"): string {
+  const result = comparison.results[task];
+  if (!result) throw new Error(`perSecond: no task ${task}`);
+  return figure({ label: task, value: result.perSecond, unit });
+}
