@@ -23,20 +23,16 @@ import type { BenchRow, Suite } from "../lib/types.ts";
 const LOAD_CHILD = new URL("../lib/load-child.ts", import.meta.url);
 
 /**
- * Why the mock stays below half the bare server, from `node --cpu-prof` of
- * the mock under this load and of `handle()` alone (see BENCHMARKS.md).
+ * What the mock's server CPU per answer goes to, beyond the bare server's,
+ * from `node --cpu-prof` of the mock under this load (see BENCHMARKS.md).
  */
 const MISS_REASON =
-  "Per answer the mock does what the bare server skips. Profiled in-process (17 µs per GET on an idle " +
-  "core), a quarter of it is building the undici Request the HTTP adapter hands to handle(), another " +
-  "quarter the undici Response (undici encodes the JSON string into a web stream), a sixth the service's " +
-  "own work (key, route, zod query check, render, request id, Date); the rest is promise hops and GC. " +
-  "That JavaScript costs two to three times as much when the other vCPU runs the load generator, while " +
-  "the bare server's few µs leave it bound by the kernel's socket work. Already removed: piping each JSON " +
-  "body through a web stream (chunked framing, two writes and an AbortError per answer), a Web Crypto call " +
-  "per request id, the Request's own abort signal (undici registers it for cleanup), a Headers copy, and " +
-  "route matching that decoded the parameters of routes that then did not match. Reaching 0.5x would take " +
-  "an adapter path without Request and Response objects, i.e. handlers that do not speak fetch's types.";
+  "Per answer the mock does what the bare server skips: the API key, route and scope checks, the zod " +
+  "query check, the model lookup and JSON rendering, a request id and the Date header. A GET or HEAD to " +
+  "the API with no fault configured takes a direct path from node:http to the service and back, without " +
+  "an undici Request or Response (building those, and reading the Response back, once cost more than the " +
+  "service's own work and held the ratio near 0.22x); the answer is written with one writeHead and end. " +
+  "Bodies, storage, the control API and faulted requests keep the Request/Response path.";
 const CONNECTIONS = 16;
 
 interface Sample {

@@ -492,3 +492,61 @@ describe("clients that go away", () => {
     expect((await api(server, key, "GET", "/v2/cases")).status).toBe(200);
   });
 });
+
+describe("GET and HEAD without faults (the direct path)", () => {
+  const ref = useServer();
+
+  /** One request on a fresh connection; everything the server wrote, as latin1. */
+  function rawExchange(port: number, text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port });
+      let out = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (chunk: string) => {
+        out += chunk;
+      });
+      socket.on("end", () => resolve(out));
+      socket.on("error", reject);
+      socket.end(text);
+    });
+  }
+
+  it("writes the same bytes as handle() does (forced by a 0 ms latency range), request id aside", async () => {
+    const { server, key } = ref;
+    const scoped = server.apiKeys.create({ scopes: ["webhooks:read"] });
+    const created = await api(server, key, "POST", "/v2/cases", {
+      title: "Doe v. Acme",
+      client_name: "Jane Doe",
+    });
+    const port = portOf(server.url);
+    const head = (target: string, ...lines: string[]) =>
+      [`${target} HTTP/1.1`, "Host: mock", "Connection: close", ...lines, "", ""].join("\r\n");
+    const auth = `Authorization: Bearer ${key}`;
+    const requests = [
+      head(`GET /v2/cases/${created.body.id}`, auth),
+      head(`GET /v2/cases/${created.body.id}?unknown=1`, auth),
+      head("GET /v2/cases?limit=1", auth),
+      head("GET /v2/cases/case_unknown", auth),
+      head("GET /v2/cases/%ZZ", auth),
+      head("GET /v2/cases", auth, auth),
+      head("GET /v2/cases", `Authorization:   Bearer ${key}  `),
+      head("GET /v2/cases", `Authorization: Bearer ${scoped}`),
+      head("GET /v2/cases"),
+      head("HEAD /v2/cases", auth),
+      head("GET /v2/openapi.json"),
+      head(`GET http://127.0.0.1:${port}/v2/cases`, auth),
+      head("GET /v2/cases", auth, "Content-Length: 3").concat("abc"),
+    ];
+    const masked = (text: string) => text.replace(/req_[0-9a-f]{24}/g, "req_…");
+    for (const request of requests) {
+      server.faults.clear();
+      const direct = await rawExchange(port, request);
+      server.faults.set({ latencyMs: { min: 0, max: 0 } });
+      const viaHandle = await rawExchange(port, request);
+      expect(direct).toMatch(/^HTTP\/1\.1 \d{3} .*\r\ncontent-type: application\/json\r\n/);
+      expect(direct).toMatch(/\r\nx-request-id: req_[0-9a-f]{24}\r\n/);
+      expect(masked(direct), request).toBe(masked(viaHandle));
+    }
+    server.faults.clear();
+  });
+});
