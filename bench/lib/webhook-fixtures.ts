@@ -4,19 +4,10 @@
  * status, the facility, the status history) to an exact size in bytes.
  */
 
-export const KiB = 1024;
+// The repo's one seeded PRNG (mulberry32): deterministic, so every run signs the same bytes.
+import { seededRandom as prng } from "../../src/internal/seeded-random.ts";
 
-/** Deterministic, so every run signs the same bytes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const KiB = 1024;
 
 const STATUSES = ["submitted", "in_progress", "action_required", "completed"] as const;
 const STAGES = [
