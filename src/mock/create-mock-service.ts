@@ -27,7 +27,8 @@ export function createMockServiceInternal(
   return withMswHandlers(createMockServiceCore(options, internal));
 }
 
-// msw is imported here only, so startMockServer and the CLI run without it installed.
+// msw is imported here only: the CLI bundle, which never builds MSW handlers, runs without it
+// installed. Importing medrecords/mock (this entry) still loads msw.
 function withMswHandlers(core: ReturnType<typeof createMockServiceCore>): MockService {
   const handlers = [
     http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
