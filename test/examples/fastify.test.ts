@@ -10,7 +10,7 @@ import {
   type Delivery,
   EVENT_ID,
   EVENT_TYPE,
-  expectReserializingChanges,
+  expectRawBytesVerified,
   NON_CANONICAL_BODY,
   OTHER_SECRET,
   SECRET,
@@ -53,15 +53,7 @@ describe("examples/fastify.ts", () => {
   });
 
   it("verifies the bytes as sent: a body that re-serializing would change still verifies", async () => {
-    expectReserializingChanges(NON_CANONICAL_BODY);
-    const { events, deliver } = start();
-    const response = await deliver(await signed(NON_CANONICAL_BODY));
-    expect(response.statusCode).toBe(200);
-    expect(events.mock.calls[0]![0]).toMatchObject({
-      id: EVENT_ID,
-      type: EVENT_TYPE,
-      data: { note: "café" },
-    });
+    await expectRawBytesVerified(start());
   });
 
   it("refuses a tampered body and a wrong secret with 400, without calling onEvent", async () => {

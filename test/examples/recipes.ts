@@ -80,3 +80,25 @@ export function expectReserializingChanges(body: string): void {
 export function requestInit({ body, headers }: Delivery): RequestInit {
   return { method: "POST", headers, body };
 }
+
+/** What a recipe test's `start()` gives: a way to deliver, and the user's code as a mock. */
+export interface RecipeUnderTest {
+  deliver(delivery: Delivery): Promise<{ status: number } | { statusCode: number }>;
+  events: { mock: { calls: unknown[][] } };
+}
+
+/**
+ * The raw-body check every recipe must pass: a delivery laid out differently
+ * from `JSON.stringify`'s output, signed as is, is accepted and reaches the
+ * user's code. It fails if the recipe parses and re-serializes the body.
+ */
+export async function expectRawBytesVerified(recipe: RecipeUnderTest): Promise<void> {
+  expectReserializingChanges(NON_CANONICAL_BODY);
+  const answer = await recipe.deliver(await signed(NON_CANONICAL_BODY));
+  expect("status" in answer ? answer.status : answer.statusCode).toBe(200);
+  expect(recipe.events.mock.calls[0]![0]).toMatchObject({
+    id: EVENT_ID,
+    type: EVENT_TYPE,
+    data: { note: "café" },
+  });
+}
