@@ -27,6 +27,7 @@ import { MedRecords } from "../../src/index.js";
 import { MOCK_FACILITIES, type MockServer, startMockServer } from "../../src/mock/index.js";
 import { apiRouteTable } from "../../src/mock/routes.js";
 import { openApiDocument } from "../../src/openapi/document.js";
+import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const PRISM = join(root, "node_modules/.bin/prism");
@@ -153,8 +154,8 @@ interface RawRequest {
   awaiting?: string;
 }
 
-/** Sends a request through Prism as is, past the SDK's own validation. */
-async function sendInvalid(raw: RawRequest): Promise<void> {
+/** Sends a request through Prism as is, past the SDK's own validation (and normalization). */
+async function sendRaw(raw: RawRequest, as: Exchange["kind"] = "invalid"): Promise<number> {
   const headers: Record<string, string> = {};
   if (!raw.anonymous) headers.authorization = `Bearer ${apiKey}`;
   let body: string | undefined;
@@ -162,7 +163,7 @@ async function sendInvalid(raw: RawRequest): Promise<void> {
     body = typeof raw.body === "string" ? raw.body : JSON.stringify(raw.body);
     headers["content-type"] = raw.contentType ?? "application/json";
   }
-  kind = "invalid";
+  kind = as;
   what = `${raw.method} ${raw.path}: ${raw.why}`;
   try {
     const response = await recordingFetch(`${prismUrl}${raw.path}`, {
@@ -173,6 +174,7 @@ async function sendInvalid(raw: RawRequest): Promise<void> {
     await response.arrayBuffer();
     const last = exchanges.at(-1);
     if (last !== undefined && raw.awaiting !== undefined) last.awaiting = raw.awaiting;
+    return response.status;
   } finally {
     kind = "valid";
     what = "";
@@ -304,11 +306,23 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
       message: "Please confirm the dates of care.",
       reason: "additional_information_needed",
     });
-    // The longest message after trimming, with surrounding spaces: valid, longer than the bound raw.
     await mr.retrievalRequests.respondToAction(retrieval.id, {
-      message: `  ${hex(10_000)}  `,
+      message: "The dates of care are 2025-01-01 to 2025-03-01.",
       requester_email: "paralegal@firm.example",
     });
+    // The longest message after trimming, with surrounding spaces: valid though longer than the
+    // bound raw. Sent raw: the SDK trims before sending.
+    mock.retrievalRequests.openActionRequest(retrieval.id, {
+      message: "Anything else?",
+      reason: "other",
+    });
+    const longest = {
+      method: "POST",
+      path: `/v2/retrieval-requests/${retrieval.id}/action-response`,
+      body: { message: `  ${hex(ACTION_RESPONSE_MESSAGE_MAX)}  ` },
+      why: "the longest message, between spaces",
+    };
+    expect(await sendRaw(longest, "valid")).toBe(200);
     const [recordId] = mock.retrievalRequests.releaseRecords(retrieval.id, [
       { file_name: "chart.pdf", file_type: "application/pdf", content: "%PDF-1.4 chart" },
     ]);
@@ -467,7 +481,7 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
         why: "no API key",
       },
     ];
-    for (const raw of invalid) await sendInvalid(raw);
+    for (const raw of invalid) await sendRaw(raw);
 
     // ---------------------------------------------------------------- the verdict
     const show = (list: Exchange[]) =>
