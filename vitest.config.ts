@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 const E2E = "test/e2e/**/*.test.ts";
+const CONTRACT = "test/contract/**/*.test.ts";
 
 export default defineConfig({
   // As in tsup.config.ts: the package's version, from package.json (src/internal/version.ts).
@@ -38,7 +39,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
-          exclude: [E2E],
+          exclude: [E2E, CONTRACT],
         },
       },
       {
@@ -49,6 +50,8 @@ export default defineConfig({
         extends: true,
         test: { name: "e2e-http", include: [E2E], env: { MEDRECORDS_E2E_TRANSPORT: "http" } },
       },
+      // The OpenAPI document against the reference server over HTTP, through Prism's proxy.
+      { extends: true, test: { name: "contract", include: [CONTRACT] } },
     ],
   },
 });

@@ -8,10 +8,13 @@ import { eventRoutes } from "./handlers/events.js";
 import { facilityRoutes } from "./handlers/facilities.js";
 import { requestorRoutes } from "./handlers/requestors.js";
 import { retrievalRequestRoutes } from "./handlers/retrieval-requests.js";
-import type { ApiRoute } from "./handlers/shared.js";
+import type { AdditionalScope, ApiRoute } from "./handlers/shared.js";
 import { uploadRoutes } from "./handlers/uploads.js";
 import { webhookRoutes } from "./handlers/webhooks.js";
 import type { Scope } from "./model/api-keys.js";
+
+export type { AdditionalScope };
+
 import type { ModelContext } from "./model/state.js";
 
 /** Every API route of the reference server, in matching order. */
@@ -35,6 +38,8 @@ export interface ApiRouteInfo {
   readonly pattern: string;
   /** The scope checked before the handler runs. */
   readonly scope: Scope;
+  /** Scopes the handler checks on top of `scope` (combination rules), always or in a stated case. */
+  readonly additionalScopes: readonly AdditionalScope[];
 }
 
 /**
@@ -48,5 +53,10 @@ export function apiRouteTable(): ApiRouteInfo[] {
       throw new Error(`apiRouteTable: a route factory read ctx.${String(key)} while listing.`);
     },
   });
-  return apiRoutes(unused).map(({ method, pattern, scope }) => ({ method, pattern, scope }));
+  return apiRoutes(unused).map(({ method, pattern, scope, additionalScopes = [] }) => ({
+    method,
+    pattern,
+    scope,
+    additionalScopes,
+  }));
 }

@@ -15,7 +15,11 @@ import { type ApiRouteInfo, apiRouteTable } from "../mock/routes.js";
 import { DEFAULT_PAGE_LIMIT, OpenEnumOther } from "../schemas/common.js";
 import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
-import { RetrievalRequestCreate } from "../schemas/retrieval-requests.js";
+import {
+  ACTION_RESPONSE_MESSAGE_MAX,
+  ActionResponseMessage,
+  RetrievalRequestCreate,
+} from "../schemas/retrieval-requests.js";
 import { WebhookUpdate } from "../schemas/webhooks.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
 import {
@@ -51,11 +55,20 @@ export interface OperationObject {
   description?: string;
   tags: string[];
   parameters?: (ParameterObject | Ref)[];
-  requestBody?: { required: true; content: { "application/json": { schema: JsonSchema } } };
+  requestBody?: {
+    required: true;
+    description?: string;
+    content: Partial<Record<RequestMediaType, { schema: JsonSchema }>>;
+  };
   responses: Record<string, ResponseObject | Ref>;
   security: Record<string, string[]>[];
   /** The scope the route checks before anything else; also in `security`. */
   "x-required-scope"?: string;
+  /**
+   * Every scope the operation can need: the route's, then those the spec's
+   * combination rules add, always or in the case the description states.
+   */
+  "x-required-scopes"?: string[];
 }
 
 export type HttpMethod = "get" | "put" | "post" | "patch" | "delete";
@@ -82,6 +95,18 @@ const METHOD_ORDER: readonly HttpMethod[] = ["get", "put", "post", "patch", "del
 const schemaRef = (id: string): Ref => ({ $ref: `#/components/schemas/${id}` });
 const json = (schema: JsonSchema) => ({ "application/json": { schema } });
 
+/**
+ * What an API request body may be sent as: JSON, under its own type or any
+ * `+json` one, with any charset (docs/spec-decisions.md); anything else is 415.
+ */
+export const REQUEST_MEDIA_TYPES = ["application/json", "application/*+json"] as const;
+export type RequestMediaType = (typeof REQUEST_MEDIA_TYPES)[number];
+const jsonRequest = (schema: JsonSchema) =>
+  Object.fromEntries(REQUEST_MEDIA_TYPES.map((type) => [type, { schema }])) as Record<
+    RequestMediaType,
+    { schema: JsonSchema }
+  >;
+
 // ------------------------------------------------------------------ schemas
 
 /**
@@ -107,6 +132,16 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
           throw new Error(`openapi: RetrievalRequestCreate.${name} is gone`);
       }
       s.allOf = pairs.map((pair) => ({ oneOf: pair.map((name) => ({ required: [name] })) }));
+    },
+  ],
+  // `.trim().min(1).max(10000)`: the bounds hold after trimming, so a 10 000-character message
+  // with surrounding spaces is valid; bounds on the raw string would refuse it.
+  [
+    ActionResponseMessage,
+    (s) => {
+      delete s.minLength;
+      delete s.maxLength;
+      s.description = `Surrounding whitespace is trimmed; what remains must be 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters (400 otherwise).`;
     },
   ],
   // `.refine(not a known type)`: a known type with malformed data is not an UnknownEvent.
@@ -254,6 +289,7 @@ const ERROR_RESPONSES = {
   401: "Unauthorized",
   403: "Forbidden",
   404: "NotFound",
+  429: "RateLimited",
 } as const;
 
 function errorResponse(description: string, status: number): ResponseObject {
@@ -280,7 +316,9 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
   }
   const statuses: number[] = [400, 401, 403];
   if (hasPathParams || spec.errors?.[404]) statuses.push(404);
-  for (const status of [409, 429] as const) if (spec.errors?.[status]) statuses.push(status);
+  if (spec.errors?.[409]) statuses.push(409);
+  // The spec shows no general rate limit, so a client must expect one on every operation.
+  statuses.push(429);
   for (const status of statuses) {
     const own = spec.errors?.[status as ErrorStatus];
     const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
@@ -291,6 +329,7 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
       `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
       413,
     );
+    out[415] = { $ref: "#/components/responses/UnsupportedMediaType" };
   }
   // Any operation can meet a failing or overloaded service; the client retries these where safe.
   out["5XX"] = { $ref: "#/components/responses/ServerError" };
@@ -308,7 +347,7 @@ function operation(route: ApiRouteInfo, spec: OperationSpec, key: string): Opera
     })),
     ...(spec.query ? queryParameters(spec.query, spec.parameters) : []),
   ];
-  const scopeLine = `Requires the \`${route.scope}\` scope.`;
+  const scopeLine = scopeSentence(route);
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -316,13 +355,43 @@ function operation(route: ApiRouteInfo, spec: OperationSpec, key: string): Opera
     tags: [spec.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(spec.body
-      ? { requestBody: { required: true as const, content: json(refTo(spec.body, key)) } }
+      ? {
+          requestBody: {
+            required: true as const,
+            description: REQUEST_BODY_DESCRIPTION,
+            content: jsonRequest(refTo(spec.body, key)),
+          },
+        }
       : {}),
     responses: responses(spec, pathParams.length > 0, key),
-    // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs.
-    security: [{ bearerAuth: [route.scope] }],
+    // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs:
+    // those every call needs; the conditional ones are in `x-required-scopes` and the description.
+    security: [{ bearerAuth: [route.scope, ...alwaysNeeded(route)] }],
     "x-required-scope": route.scope,
+    "x-required-scopes": [
+      ...new Set([route.scope, ...route.additionalScopes.map(({ scope }) => scope)]),
+    ],
   };
+}
+
+const REQUEST_BODY_DESCRIPTION =
+  "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).";
+
+const code = (scope: string) => `\`${scope}\``;
+const alwaysNeeded = (route: ApiRouteInfo) =>
+  route.additionalScopes.filter(({ when }) => when === undefined).map(({ scope }) => scope);
+
+/** "Requires the `a` and `b` scopes; also `c` with an inline `case`." */
+function scopeSentence(route: ApiRouteInfo): string {
+  const always = [route.scope, ...alwaysNeeded(route)].map(code);
+  const sometimes = route.additionalScopes
+    .filter(({ when }) => when !== undefined)
+    .map(({ scope, when }) => `${code(scope)} ${when}`);
+  const head =
+    always.length === 1
+      ? `Requires the ${always[0]} scope`
+      : `Requires the ${always.slice(0, -1).join(", ")} and ${always.at(-1)} scopes`;
+  return sometimes.length === 0 ? `${head}.` : `${head}; also ${sometimes.join("; ")}.`;
 }
 
 function paths(): Record<string, PathItem> {
@@ -377,7 +446,7 @@ const DELIVERY_HEADERS: Record<
     required: true,
     description:
       "`v1=` followed by the hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the webhook secret (the whole `whsec_...` string). The one to verify, in constant time, against the raw bytes.",
-    schema: { type: "string" },
+    schema: { type: "string", pattern: "^v1=[0-9a-f]{64}$" },
   },
   signatureLegacy: {
     required: false,
@@ -479,6 +548,14 @@ export function buildOpenApiDocument(): OpenApiDocument {
           403,
         ),
         NotFound: errorResponse("`not_found`: the resource does not exist.", 404),
+        RateLimited: errorResponse(
+          "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
+          429,
+        ),
+        UnsupportedMediaType: errorResponse(
+          "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
+          415,
+        ),
         ServerError: errorResponse(
           "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
           500,
@@ -501,7 +578,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           type: "http",
           scheme: "bearer",
           bearerFormat: "API key",
-          description: `An API key: \`Authorization: Bearer ${API_KEY_PREFIX}<secret>\`. Each operation names the scope it needs in \`security\` and \`x-required-scope\`.`,
+          description: `An API key: \`Authorization: Bearer ${API_KEY_PREFIX}<secret>\`. Each operation lists every scope it can need in \`x-required-scopes\` (the conditions are in its description), the scopes every call needs in \`security\`, and the scope checked first in \`x-required-scope\`.`,
         },
       },
     },

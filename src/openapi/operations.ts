@@ -177,7 +177,7 @@ export interface OperationSpec {
   readonly operationId: string;
   readonly summary: string;
   readonly tag: Tag;
-  /** Rules a caller needs beyond the summary, e.g. scopes checked on top of the route's. */
+  /** Rules a caller needs beyond the summary (the scopes are added from the route table). */
   readonly description?: string;
   /** The query's schema; absent when the endpoint refuses every parameter. */
   readonly query?: z.ZodObject;
@@ -191,8 +191,8 @@ export interface OperationSpec {
   readonly response?: z.ZodType;
   /**
    * Errors beyond those of every operation (400 validation_error, 401, 403,
-   * and 404 where the path names a resource), or a more precise description
-   * of one of those: the codes this operation can answer with.
+   * 429 rate_limited, and 404 where the path names a resource), or a more
+   * precise description of one of those: the codes this operation can answer with.
    */
   readonly errors?: Partial<Record<ErrorStatus, string>>;
 }
@@ -309,8 +309,6 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: "createRetrievalRequest",
     summary: "Create a retrieval request",
     tag: "Retrieval requests",
-    description:
-      "An inline `case` also needs the `cases:write` scope, an inline `requestor` `requestors:write`.",
     body: RetrievalRequestCreate,
     status: 201,
     response: RetrievalRequest,
@@ -425,7 +423,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: "Create a webhook",
     tag: "Webhooks",
     description:
-      "Also needs `retrievals:read`: every subscribable event is a retrieval event. The response holds the `secret`, shown only here.",
+      "Every subscribable event is a retrieval event, hence `retrievals:read`. The response holds the `secret`, shown only here.",
     body: WebhookCreate,
     status: 201,
     response: WebhookCreateResponse,
@@ -453,7 +451,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: "Update a webhook",
     tag: "Webhooks",
     description:
-      "At least one property. Setting `events` also needs `retrievals:read`. `is_enabled: true` resets `consecutive_failures` and clears `auto_disabled_at`.",
+      "At least one property. `is_enabled: true` resets `consecutive_failures` and clears `auto_disabled_at`.",
     body: WebhookUpdate,
     status: 200,
     response: Webhook,
@@ -499,8 +497,6 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: "listEvents",
     summary: "List the event log, newest first",
     tag: "Events",
-    description:
-      "Each event also needs the read scope of its family (`retrievals:read` for `retrieval_request.*`). Events of families the key cannot read are left out; naming one in `type` is 403.",
     query: EventListParams,
     parameters: {
       type: "Comma-separated event types, at most 20, e.g. `retrieval_request.status_changed,webhook.disabled`.",
@@ -515,8 +511,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: "getEvent",
     summary: "Read one event",
     tag: "Events",
-    description:
-      "The event's family needs its read scope too (`retrievals:read` for `retrieval_request.*`). Events older than 30 days are gone (404).",
+    description: "Events older than 30 days are gone (404).",
     status: 200,
     response: AnyEvent,
   },

@@ -41,7 +41,7 @@ export const Case = z.strictObject({
   /** The client's phone number, as written. */
   client_phone: z.string().nullable().optional(),
   /** The client's email address. */
-  client_email: z.string().nullable().optional(),
+  client_email: z.string().meta({ format: "email" }).nullable().optional(),
   /** `YYYY-MM-DD`. */
   date_of_injury: IsoDate.nullable().optional(),
   /** `YYYY-MM-DD`. */

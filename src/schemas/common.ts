@@ -66,15 +66,18 @@ export const ListParams = z.strictObject({
 });
 export type ListParams = z.infer<typeof ListParams>;
 
+// An absolute link, a URI in the OpenAPI document; parsed as any string.
+const PageLink = z.string().meta({ format: "uri" });
+
 /** The list envelope: absolute `next`/`previous` links, or null at the ends. */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.strictObject({
     /** This page's items. */
     results: z.array(item),
     /** Absolute address of the next page; null on the last. */
-    next: z.string().nullable(),
+    next: PageLink.nullable(),
     /** Absolute address of the previous page; null on the first. */
-    previous: z.string().nullable(),
+    previous: PageLink.nullable(),
   });
 }
 /** A page of a list endpoint as the service sends it; the client wraps it in a `Page`. */

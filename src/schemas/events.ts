@@ -115,6 +115,23 @@ export type RetrievalRequestStatusChangedLogData = z.infer<
   typeof RetrievalRequestStatusChangedLogData
 >;
 
+// ---------------------------------------------------------------- ids
+
+/** `rr-` + 64 lowercase hex: the id of every retrieval event (spec, Event). */
+export const RETRIEVAL_EVENT_ID_PATTERN = /^rr-[0-9a-f]{64}$/;
+/** `evt_test_` + a UUID: the id of a `webhook.test` event (spec, Events). */
+export const TEST_EVENT_ID_PATTERN =
+  /^evt_test_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** The `api_version` every event is rendered with (spec, Versioning rule 2). */
+export const EVENT_API_VERSION = "v2";
+
+// The shapes are stated in the OpenAPI document (`.meta`), not checked when
+// parsing: an id is an opaque deduplication key to a client, and a new shape
+// must not make events unreadable.
+const RetrievalEventId = z.string().meta({ pattern: RETRIEVAL_EVENT_ID_PATTERN.source });
+/** The id of a `webhook.test` event: in its body, and in the test operation's result. */
+export const TestEventId = z.string().meta({ pattern: TEST_EVENT_ID_PATTERN.source });
+
 // ---------------------------------------------------------------- webhook bodies
 
 /** Fields of every delivery body (spec, Delivery rule 1). */
@@ -132,6 +149,7 @@ const deliveryBase = {
  */
 export const RetrievalRequestStatusChangedEvent = z.object({
   ...deliveryBase,
+  id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.status_changed"),
   /** Which request changed, and the version it changed to. */
@@ -142,6 +160,7 @@ export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequest
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
   ...deliveryBase,
+  id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.action_required"),
   /** Which request, and which action request was opened. */
@@ -154,6 +173,7 @@ export type RetrievalRequestActionRequiredEvent = z.infer<
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
   ...deliveryBase,
+  id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.documents_available"),
   /** Which request, and which of its documents became downloadable. */
@@ -166,6 +186,7 @@ export type RetrievalRequestDocumentsAvailableEvent = z.infer<
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
   ...deliveryBase,
+  id: TestEventId,
   /** Discriminates the union of events; answer 2xx and do nothing else. */
   type: z.literal("webhook.test"),
   /** Which webhook was tested. */
@@ -191,8 +212,8 @@ const logBase = {
   ...deliveryBase,
   /** Always `event`. */
   object: z.literal("event"),
-  /** Version the event was rendered with, e.g. `v2`. */
-  api_version: z.string(),
+  /** Version the event was rendered with: `v2`. */
+  api_version: z.string().meta({ const: EVENT_API_VERSION }),
   /** `X-Request-Id` of the API call that caused the event, when one did. */
   request_id: z.string().nullable(),
 };
@@ -200,6 +221,7 @@ const logBase = {
 /** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
+  id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.status_changed"),
   /** The delivered data plus `status`, `stage` and `action_required_reason`. */
@@ -212,6 +234,7 @@ export type RetrievalRequestStatusChangedLogEntry = z.infer<
 /** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
+  id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.action_required"),
   /** As delivered. */
@@ -224,6 +247,7 @@ export type RetrievalRequestActionRequiredLogEntry = z.infer<
 /** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
+  id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.documents_available"),
   /** As delivered. */
@@ -236,6 +260,7 @@ export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
 /** The log entry of a `webhook.test` event. */
 export const WebhookTestLogEntry = z.object({
   ...logBase,
+  id: TestEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("webhook.test"),
   /** As delivered. */

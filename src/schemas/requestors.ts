@@ -17,7 +17,7 @@ export const Requestor = z.strictObject({
   /** The person's name. */
   name: z.string(),
   /** Where the provider writes to. */
-  email: z.string(),
+  email: z.string().meta({ format: "email" }),
   /** The firm or department; null when not given. */
   organization: z.string().nullable(),
   /** As written; null when not given. */

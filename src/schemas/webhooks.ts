@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
-import { SUBSCRIBABLE_EVENT_TYPES } from "./events.js";
+import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
 
 /** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
 export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
@@ -39,6 +39,9 @@ const url = z
     }
   }, "Must not contain a user name or password");
 const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
+// A webhook's URL as the service answers it: a URI in the OpenAPI document, a
+// plain string when parsing (the rule is the service's to enforce on input).
+const urlOut = z.string().meta({ format: "uri" });
 
 /** Most recent unsuccessful delivery attempt of a webhook; test events excluded. */
 export const WebhookLastFailure = z.strictObject({
@@ -60,7 +63,7 @@ export const Webhook = z.strictObject({
   /** Unique within the organization. */
   name: z.string(),
   /** Where deliveries are POSTed: a public http or https address. */
-  url: z.string(),
+  url: urlOut,
   /** The subscribed types, from {@link WEBHOOK_EVENT_TYPES}. */
   events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
   /** Free text; null when not given. */
@@ -117,7 +120,7 @@ export const WebhookCreateResponse = z.strictObject({
   /** As given. */
   name: z.string(),
   /** As given. */
-  url: z.string(),
+  url: urlOut,
   /** As given; null when not given. */
   description: z.string().nullable(),
   /** The subscribed types, each once. */
@@ -171,7 +174,7 @@ export const WebhookTestResult = z.strictObject({
   /** Why it failed; null on success. The endpoint's body is never returned. */
   error: z.string().nullable(),
   /** `evt_test_<uuid>`. */
-  event_id: z.string(),
+  event_id: TestEventId,
   /** ISO 8601 date-time. */
   sent_at: IsoDateTime,
 });

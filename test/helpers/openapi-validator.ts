@@ -30,6 +30,8 @@ export interface DeliveryToCheck {
 export interface OpenApiValidator {
   /** Problems with the response, empty when it matches the document. */
   validateResponse(response: ResponseToCheck): string[];
+  /** Problems with a request body, as `application/json`, empty when the operation accepts it. */
+  validateRequestBody(request: { method: string; url: string; body: unknown }): string[];
   /** Problems with a webhook delivery (found by its body's `type` under `webhooks`), empty when it matches. */
   validateDelivery(delivery: DeliveryToCheck): string[];
   /** "METHOD template" of the documented operation a request goes to, e.g. `GET /v2/cases/{case_id}`. */
@@ -106,6 +108,19 @@ export function createOpenApiValidator(doc: OpenApiDocument): OpenApiValidator {
           ? `${entry.$ref}/content/application~1json/schema`
           : `#/${pointer}/content/application~1json/schema`;
       return check(target, body, where);
+    },
+
+    validateRequestBody({ method, url, body }) {
+      const { path, match } = templateOf(url);
+      if (match === undefined) return [`no path in the document matches ${path}`];
+      const lower = method.toLowerCase();
+      const where = `${method.toUpperCase()} ${match.template}`;
+      const operation = doc.paths[match.template]?.[lower as keyof (typeof doc.paths)[string]];
+      if (operation?.requestBody === undefined) return [`${where} documents no request body`];
+      const pointer = ["paths", match.template, lower, "requestBody", "content", "application/json"]
+        .map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1"))
+        .join("/");
+      return check(`#/${pointer}/schema`, body, where);
     },
 
     validateDelivery({ headers, body }) {

@@ -8,6 +8,7 @@ import {
   openApiDocument,
 } from "../../src/openapi/document.js";
 import { OPERATIONS } from "../../src/openapi/operations.js";
+import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
 import { WEBHOOK_HEADERS } from "../../src/webhooks/headers.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";
 
@@ -46,15 +47,27 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(doc.components.schemas)).toEqual(Object.keys(doc.components.schemas).sort());
   });
 
-  it("has every route of the reference server, with the route's scope, and nothing else", () => {
+  it("has every route of the reference server, with the route's scopes, and nothing else", () => {
     const routes = apiRouteTable();
     expect(routes.length).toBeGreaterThanOrEqual(30);
     for (const route of routes) {
       const path = route.pattern.replace(/:(\w+)/g, "{$1}");
       const op = operation(route.method, path);
-      expect(op.security, `${route.method} ${path}`).toEqual([{ bearerAuth: [route.scope] }]);
+      const always = route.additionalScopes.filter((s) => s.when === undefined);
+      expect(op.security, `${route.method} ${path}`).toEqual([
+        { bearerAuth: [route.scope, ...always.map((s) => s.scope)] },
+      ]);
       expect(op["x-required-scope"]).toBe(route.scope);
+      expect(op["x-required-scopes"]).toEqual([
+        route.scope,
+        ...route.additionalScopes.map((s) => s.scope),
+      ]);
       expect(op.description).toContain(`\`${route.scope}\``);
+      for (const { scope, when } of route.additionalScopes) {
+        expect(op.description).toContain(
+          when === undefined ? `\`${scope}\`` : `\`${scope}\` ${when}`,
+        );
+      }
     }
     expect(operationsOf(doc)).toHaveLength(routes.length);
     const ids = operationsOf(doc).map(({ operation: op }) => op.operationId);
@@ -81,11 +94,33 @@ describe("the OpenAPI document", () => {
     for (const [method, path, scope] of spec) {
       expect(operation(method, path)["x-required-scope"], `${method} ${path}`).toBe(scope);
     }
-    // The spec's extra scopes that depend on the body are stated in the description.
-    expect(operation("POST", "/v2/webhooks").description).toContain("`retrievals:read`");
+  });
+
+  it("lists every scope an operation can need, the spec's combination rules included", () => {
+    // The spec's Authentication and Events sections, read independently of the routes.
+    const scopes = (method: string, path: string) => operation(method, path)["x-required-scopes"];
+    expect(scopes("POST", "/v2/webhooks")).toEqual(["webhooks:write", "retrievals:read"]);
+    expect(operation("POST", "/v2/webhooks").security).toEqual([
+      { bearerAuth: ["webhooks:write", "retrievals:read"] },
+    ]);
+    expect(scopes("PATCH", "/v2/webhooks/{id}")).toEqual(["webhooks:write", "retrievals:read"]);
+    expect(scopes("POST", "/v2/retrieval-requests")).toEqual([
+      "retrievals:write",
+      "cases:write",
+      "requestors:write",
+    ]);
+    // The inline resources are conditional: only retrievals:write is needed by every call.
+    expect(operation("POST", "/v2/retrieval-requests").security).toEqual([
+      { bearerAuth: ["retrievals:write"] },
+    ]);
     expect(operation("POST", "/v2/retrieval-requests").description).toMatch(
-      /`cases:write`.*`requestors:write`/,
+      /`cases:write` with an inline `case`.*`requestors:write` with an inline `requestor`/,
     );
+    for (const path of ["/v2/events", "/v2/events/{id}"]) {
+      expect(scopes("GET", path)).toEqual(["webhooks:read", "retrievals:read"]);
+      expect(operation("GET", path).description).toContain("`retrieval_request.*`");
+    }
+    expect(scopes("GET", "/v2/cases/{case_id}")).toEqual(["cases:read"]);
   });
 
   it("answers with the success statuses of DESIGN section 9", () => {
@@ -114,10 +149,125 @@ describe("the OpenAPI document", () => {
     }
     expect(operation("POST", "/v2/webhooks").responses).toHaveProperty("409");
     expect(operation("POST", "/v2/webhooks/{id}/test").responses[429]).toMatchObject({
+      description: expect.stringContaining("10 seconds"),
       headers: { "Retry-After": expect.anything() },
     });
     expect(doc.components.schemas.Error).toMatchObject({
       properties: { error: { required: ["code", "message"] } },
+    });
+  });
+
+  it("lists 429 rate_limited with Retry-After on every operation: the spec shows no general limit", () => {
+    for (const { method, path, operation: op } of operationsOf(doc)) {
+      const entry = op.responses[429];
+      expect(entry, `${method} ${path}`).toBeDefined();
+      const response = entry && "$ref" in entry ? doc.components.responses.RateLimited : entry;
+      expect(response?.headers, `${method} ${path}`).toHaveProperty("Retry-After");
+      expect(response?.description).toContain("`rate_limited`");
+    }
+  });
+
+  it("takes request bodies as JSON (application/json or +json) and answers 415 otherwise", () => {
+    const withBody = operationsOf(doc).filter(({ operation: op }) => op.requestBody);
+    expect(withBody.map(({ operation: op }) => op.operationId)).toContain("respondToActionRequest");
+    for (const { method, path, operation: op } of operationsOf(doc)) {
+      const where = `${method} ${path}`;
+      if (op.requestBody === undefined) {
+        expect(op.responses, where).not.toHaveProperty("415");
+        continue;
+      }
+      expect(Object.keys(op.requestBody.content), where).toEqual([
+        "application/json",
+        "application/*+json",
+      ]);
+      expect(op.responses[415], where).toEqual({
+        $ref: "#/components/responses/UnsupportedMediaType",
+      });
+    }
+    expect(doc.components.responses.UnsupportedMediaType?.description).toContain(
+      "`unsupported_media_type`",
+    );
+  });
+
+  it("bounds the action-response message after trimming, not on the raw string", () => {
+    const validator = createOpenApiValidator(doc);
+    const url = "/v2/retrieval-requests/rr_1/action-response";
+    const message = (text: string) =>
+      validator.validateRequestBody({ method: "POST", url, body: { message: text } });
+    const longest = "x".repeat(ACTION_RESPONSE_MESSAGE_MAX);
+    // Valid: the maximum after trimming, wrapped in spaces (longer than the maximum raw).
+    expect(message(`  ${longest}  `)).toEqual([]);
+    expect(message(longest)).toEqual([]);
+    // The rule is stated for readers; JSON Schema cannot trim.
+    expect(doc.components.schemas.ActionResponse).toMatchObject({
+      properties: {
+        message: {
+          type: "string",
+          description: expect.stringContaining(`1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters`),
+        },
+      },
+    });
+    const schema = (doc.components.schemas.ActionResponse as { properties: Record<string, object> })
+      .properties.message;
+    expect(schema).not.toHaveProperty("maxLength");
+    expect(schema).not.toHaveProperty("minLength");
+  });
+
+  it("states the shapes the spec gives: event ids, the v1 signature, api_version, emails and URIs", () => {
+    const validator = createOpenApiValidator(doc);
+    const hex64 = "0123456789abcdef".repeat(4);
+    const entry = {
+      id: `rr-${hex64}`,
+      object: "event",
+      type: "retrieval_request.action_required",
+      created_at: "2026-03-01T10:00:00.000Z",
+      api_version: "v2",
+      request_id: null,
+      data: {
+        retrieval_request_id: "ret_1",
+        case_id: null,
+        public_updated_at: "2026-03-01T10:00:00.000Z",
+        action_request_id: "ar_1",
+      },
+    };
+    const event = (body: unknown) =>
+      validator.validateResponse({ method: "GET", url: "/v2/events/x", status: 200, body });
+    expect(event(entry)).toEqual([]);
+    expect(event({ ...entry, id: `rr-${hex64.slice(1)}` })).not.toEqual([]);
+    expect(event({ ...entry, id: `rr-${hex64}0` })).not.toEqual([]);
+    expect(event({ ...entry, id: `rr-${hex64.toUpperCase()}` })).not.toEqual([]);
+    expect(event({ ...entry, api_version: "v3" })).not.toEqual([]);
+    const test = {
+      ...entry,
+      id: "evt_test_0b7e2a44-5a0e-4c55-9d0a-3f1c2b8e9d10",
+      type: "webhook.test",
+      data: { webhook_id: "wh_1" },
+    };
+    expect(event(test)).toEqual([]);
+    expect(event({ ...test, id: "evt_test_0b7e2a44" })).not.toEqual([]);
+    expect(event({ ...test, id: `rr-${hex64}` })).not.toEqual([]);
+
+    const signature = doc.components.parameters["X-Service-Signature-V1"]?.schema.pattern as string;
+    expect(new RegExp(signature).test(`v1=${hex64}`)).toBe(true);
+    expect(new RegExp(signature).test(`v1=${hex64.slice(1)}`)).toBe(false);
+    expect(new RegExp(signature).test(`v0=${hex64}`)).toBe(false);
+
+    const schemas = doc.components.schemas as Record<
+      string,
+      { properties: Record<string, unknown> }
+    >;
+    expect(schemas.Requestor?.properties.email).toEqual({ type: "string", format: "email" });
+    expect(schemas.Case?.properties.client_email).toMatchObject({
+      anyOf: [{ type: "string", format: "email" }, { type: "null" }],
+    });
+    for (const id of ["Webhook", "WebhookCreateResponse"]) {
+      expect(schemas[id]?.properties.url, id).toEqual({ type: "string", format: "uri" });
+    }
+    expect(schemas.CaseList?.properties.next).toMatchObject({
+      anyOf: [{ type: "string", format: "uri" }, { type: "null" }],
+    });
+    expect(schemas.WebhookTestResult?.properties.event_id).toMatchObject({
+      pattern: expect.stringMatching(/^\^evt_test_/),
     });
   });
 
@@ -215,7 +365,7 @@ describe("the OpenAPI document", () => {
       expect(post.security).toEqual([]);
       const refs = (post.parameters ?? []).map((p) => ("$ref" in p ? p.$ref : p.name));
       expect(refs.map((ref) => ref.split("/").pop()!.toLowerCase())).toEqual(headerNames);
-      expect(post.requestBody?.content["application/json"].schema, type).toHaveProperty("$ref");
+      expect(post.requestBody?.content["application/json"]?.schema, type).toHaveProperty("$ref");
     }
     expect(doc.components.parameters["X-Service-Signature-V1"]).toMatchObject({
       in: "header",

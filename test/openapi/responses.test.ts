@@ -300,7 +300,7 @@ describe("the validator is not vacuous", () => {
 
   it("refuses a delivery without its signature headers or with a wrong body", () => {
     const body = {
-      id: "evt_test_1",
+      id: "evt_test_0b7e2a44-5a0e-4c55-9d0a-3f1c2b8e9d10",
       type: "webhook.test",
       created_at: START,
       data: { webhook_id: "wh_1" },

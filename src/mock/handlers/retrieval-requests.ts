@@ -17,6 +17,7 @@ import {
 } from "../model/retrieval-requests.js";
 import type { ModelContext } from "../model/state.js";
 import {
+  type AdditionalScope,
   type ApiRoute,
   json,
   listJson,
@@ -32,10 +33,17 @@ import {
 // so the body's shape alone is validated here.
 const ActionResponseBody = ActionResponse.extend({ message: z.string() });
 
+/** Combination rules (spec, Authentication): each inline resource needs its family's write scope. */
+const INLINE_CASE: AdditionalScope = { scope: "cases:write", when: "with an inline `case`" };
+const INLINE_REQUESTOR: AdditionalScope = {
+  scope: "requestors:write",
+  when: "with an inline `requestor`",
+};
+
 /**
- * Combination rules (spec, Authentication): an inline case also needs
- * cases:write, an inline requestor requestors:write. Checked on the raw body
- * before validation, so a key without the scope learns no validation rules.
+ * The scopes of {@link INLINE_CASE} and {@link INLINE_REQUESTOR}, checked on
+ * the raw body before validation, so a key without the scope learns no
+ * validation rules.
  */
 function requireInlineScopes(text: string, apiKey: ApiKeyRecord): void {
   let body: unknown;
@@ -45,8 +53,8 @@ function requireInlineScopes(text: string, apiKey: ApiKeyRecord): void {
     return; // validation answers malformed JSON
   }
   if (typeof body !== "object" || body === null) return;
-  if (Object.hasOwn(body, "case")) requireScope(apiKey, "cases:write");
-  if (Object.hasOwn(body, "requestor")) requireScope(apiKey, "requestors:write");
+  if (Object.hasOwn(body, "case")) requireScope(apiKey, INLINE_CASE.scope);
+  if (Object.hasOwn(body, "requestor")) requireScope(apiKey, INLINE_REQUESTOR.scope);
 }
 
 export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
@@ -57,6 +65,7 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       method: "POST",
       pattern: "/v2/retrieval-requests",
       scope: "retrievals:write",
+      additionalScopes: [INLINE_CASE, INLINE_REQUESTOR],
       async handle({ request, url, apiKey }) {
         readQuery(url, NoQuery);
         // Read once, within the size limit, for the scope check and then validation.

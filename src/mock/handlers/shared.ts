@@ -15,10 +15,24 @@ export interface ApiCall {
   readonly requestId: string;
 }
 
+/**
+ * A scope a route checks on top of its own, in its handler (the spec's
+ * combination rules): declared on the route so that the OpenAPI document
+ * lists every scope an operation can need.
+ */
+export interface AdditionalScope {
+  readonly scope: Scope;
+  /** When it is needed, e.g. "with an inline `case`"; absent when every call needs it. */
+  readonly when?: string;
+}
+
 export interface ApiRoute {
   readonly method: string;
   readonly pattern: string;
+  /** The scope checked before the handler runs. */
   readonly scope: Scope;
+  /** Scopes the handler checks too; each is passed to `requireScope` from this list's entries. */
+  readonly additionalScopes?: readonly AdditionalScope[];
   handle(call: ApiCall): Reply | Promise<Reply>;
 }
 

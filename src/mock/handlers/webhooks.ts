@@ -12,6 +12,7 @@ import {
   updateWebhook,
 } from "../model/webhooks.js";
 import {
+  type AdditionalScope,
   type ApiRoute,
   json,
   listJson,
@@ -22,15 +23,20 @@ import {
   readQuery,
 } from "./shared.js";
 
+// Every subscribable type is a retrieval event, so subscribing needs retrievals:read too
+// (spec, Authentication: combination rules).
+const SUBSCRIBE: AdditionalScope = { scope: "retrievals:read" };
+const RESUBSCRIBE: AdditionalScope = { scope: "retrievals:read", when: "when `events` is set" };
+
 export function webhookRoutes(ctx: ModelContext): ApiRoute[] {
   return [
     {
       method: "POST",
       pattern: "/v2/webhooks",
       scope: "webhooks:write",
+      additionalScopes: [SUBSCRIBE],
       async handle({ request, url, apiKey }) {
-        // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
-        requireScope(apiKey, "retrievals:read");
+        requireScope(apiKey, SUBSCRIBE.scope);
         readQuery(url, NoQuery);
         const body = await readBody(request, WebhookCreate);
         return json(201, await createWebhook(ctx, body, apiKey.id));
@@ -58,11 +64,12 @@ export function webhookRoutes(ctx: ModelContext): ApiRoute[] {
       method: "PATCH",
       pattern: "/v2/webhooks/:id",
       scope: "webhooks:write",
+      additionalScopes: [RESUBSCRIBE],
       async handle({ request, url, params, apiKey }) {
         readQuery(url, NoQuery);
         const patch = await readBody(request, WebhookUpdate);
         // Changing the subscription subscribes to retrieval events.
-        if (patch.events !== undefined) requireScope(apiKey, "retrievals:read");
+        if (patch.events !== undefined) requireScope(apiKey, RESUBSCRIBE.scope);
         return json(200, await updateWebhook(ctx, params.id as string, patch));
       },
     },

@@ -4,11 +4,11 @@
  * then hands the event to the delivery engine. Kept apart so that the engine
  * can log `webhook.disabled` without depending on its own caller.
  */
+import { EVENT_API_VERSION } from "../../schemas/events.js";
 import { randomHex } from "./ids.js";
 import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
-/** The version events are rendered with (spec, Versioning rule 2). */
-export const EVENT_API_VERSION = "v2";
+export { EVENT_API_VERSION };
 
 /** An event log entry (spec, Event). */
 export interface EventLogEntry {
