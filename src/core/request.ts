@@ -24,7 +24,7 @@ export interface RequestSpec<T> {
   method: HttpMethod;
   /** Path template relative to `baseUrl`, e.g. `/v2/cases/{case_id}`. */
   path: string;
-  /** Values for the template's `{placeholders}`; each must be a non-empty string. */
+  /** Values for the template's `{placeholders}`; each must be a non-empty string other than `.` and `..`. */
   params?: Record<string, string>;
   query?: Record<string, unknown> | undefined;
   /** Refuses a bad query before sending. */
@@ -167,6 +167,11 @@ export class Core {
       const value = spec.params?.[name];
       if (typeof value !== "string" || value === "") {
         throw validateError(where, name, "Expected a non-empty string identifier");
+      }
+      // A segment of "." or ".." is resolved away by every URL parser, so
+      // `retrieve("..")` would call another route (GET /v2/, a list).
+      if (value === "." || value === "..") {
+        throw validateError(where, name, 'Expected an identifier, not "." or ".."');
       }
       try {
         return encodeURIComponent(value);
