@@ -325,6 +325,7 @@ function describedStore(store: CheckpointStore, path: string): CheckpointStore {
     );
   };
   return {
+    ...(store.description === undefined ? {} : { description: store.description }),
     load: () => store.load().catch(fail("read")),
     save: (checkpoint) => store.save(checkpoint).catch(fail("write")),
   };

@@ -51,7 +51,10 @@ export class APIError extends MedRecordsError {
   readonly code: string | undefined;
   /** `X-Request-Id` of the failed response: quote it to support. */
   readonly requestId: string | undefined;
-  /** Response headers. */
+  /**
+   * Response headers. In an error the SDK raised, a value that held the API
+   * key (a reflected `Authorization`, say) has it replaced by `[redacted]`.
+   */
   readonly headers: Headers;
   /** The service's own message, without the SDK's prefix. */
   readonly serviceMessage: string;

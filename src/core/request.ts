@@ -24,7 +24,7 @@ export interface RequestSpec<T> {
   method: HttpMethod;
   /** Path template relative to `baseUrl`, e.g. `/v2/cases/{case_id}`. */
   path: string;
-  /** Values for the template's `{placeholders}`; each must be a non-empty string. */
+  /** Values for the template's `{placeholders}`; each must be a non-empty string other than `.` and `..`. */
   params?: Record<string, string>;
   query?: Record<string, unknown> | undefined;
   /** Refuses a bad query before sending. */
@@ -148,16 +148,46 @@ export class Core {
     return text.split(this.#apiKey).join("[redacted]");
   }
 
+  /**
+   * A copy of `headers` with the key replaced in every value, for an error
+   * that keeps them: a server or proxy may reflect `Authorization` (or a value
+   * holding the key) into its answer, and `util.inspect(error)` prints headers.
+   */
+  #redactHeaders(headers: Headers): Headers {
+    const lowerKey = this.#apiKey.toLowerCase();
+    const copy = new Headers();
+    for (const [name, value] of headers) {
+      // Names are lowercased; one holding the key cannot be rewritten, only left out.
+      if (name.includes(lowerKey)) continue;
+      copy.append(name, this.redact(value));
+    }
+    return copy;
+  }
+
   /** The absolute address of a call, refusing a link to any origin but `baseUrl`'s. */
   resolveUrl(
     spec: Pick<RequestSpec<unknown>, "path" | "params" | "url" | "method">,
     query?: URLSearchParams,
   ): string {
     if (spec.url !== undefined) {
-      const url = new URL(spec.url, this.baseUrl);
+      let url: URL;
+      try {
+        url = new URL(spec.url, this.baseUrl);
+      } catch {
+        throw new MedRecordsError(
+          `Refusing to follow a link that is not a URL, from ${this.origin}.`,
+        );
+      }
       if (url.origin !== this.origin) {
         throw new MedRecordsError(
           `Refusing to follow a link to ${url.origin}: the API key is only sent to ${this.origin}.`,
+        );
+      }
+      // fetch refuses such an address with a bare TypeError; the link itself is not
+      // quoted, since it holds a password.
+      if (url.username !== "" || url.password !== "") {
+        throw new MedRecordsError(
+          `Refusing to follow a link with credentials in it (user info before the host): requests to ${this.origin} carry the API key and nothing else.`,
         );
       }
       return url.href;
@@ -167,6 +197,11 @@ export class Core {
       const value = spec.params?.[name];
       if (typeof value !== "string" || value === "") {
         throw validateError(where, name, "Expected a non-empty string identifier");
+      }
+      // A segment of "." or ".." is resolved away by every URL parser, so
+      // `retrieve("..")` would call another route (GET /v2/, a list).
+      if (value === "." || value === "..") {
+        throw validateError(where, name, 'Expected an identifier, not "." or ".."');
       }
       try {
         return encodeURIComponent(value);
@@ -293,12 +328,13 @@ export class Core {
             ? data.error.message
             : error.response.statusText || "Request failed";
       const [method, path] = where.split(" ");
+      const headers = this.#redactHeaders(error.response.headers);
       return errorFromResponse({
         status,
         code,
         message: this.redact(message),
-        requestId: requestIdOf(error.response),
-        headers: error.response.headers,
+        requestId: headers.get("x-request-id") ?? undefined,
+        headers,
         method,
         path,
       });

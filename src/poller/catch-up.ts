@@ -21,6 +21,7 @@ import {
   type CheckpointStore,
   compareInstants,
   epochMsOf,
+  parseLoadedCheckpoint,
 } from "./checkpoint.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
 
@@ -164,6 +165,7 @@ export interface CatchUpDiagnostics {
 
 const DEFAULT_PAGE_SIZE = 100;
 const DEFAULT_DEDUPE_TTL_SECONDS = EVENT_RETENTION_MS / 1000;
+const DEFAULT_DESCRIPTION = "The checkpoint loaded from the `checkpoint` store of events.catchUp";
 
 export function createCatchUpPoller(
   reader: EventLogReader,
@@ -263,7 +265,12 @@ class EventCatchUp implements CatchUpPoller {
   async #run(): Promise<CatchUpResult> {
     const { onEvent, onGap, dedupe } = this.#options;
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
-    const loaded = await this.#store.load();
+    // Checked here rather than trusted to each store: a user's store is read the same way.
+    const stored = await this.#store.load();
+    const loaded =
+      stored === null
+        ? null
+        : parseLoadedCheckpoint(stored, this.#store.description ?? DEFAULT_DESCRIPTION, Date.now());
     const position = new CheckpointCursor(loaded);
     let processed = 0;
     let duplicates = 0;

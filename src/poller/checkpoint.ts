@@ -7,6 +7,8 @@
  * the previous run stopped) is neither lost nor processed twice.
  */
 import { MedRecordsError } from "../core/errors.js";
+import { IsoDateTime } from "../schemas/common.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../schemas/webhooks.js";
 
 /** The position of the catch-up poller in the event log; plain JSON, for any store. */
 export interface Checkpoint {
@@ -37,6 +39,13 @@ export interface Checkpoint {
  * };
  */
 export interface CheckpointStore {
+  /**
+   * How an error about the loaded checkpoint names this store, so that the
+   * reader knows what to fix.
+   * @default "The checkpoint loaded from the `checkpoint` store of events.catchUp"
+   * @example "The checkpoint row 'events' of the table checkpoints"
+   */
+  readonly description?: string;
   /** The saved checkpoint, or null when none was ever saved (the poller then starts at the oldest event the log holds). */
   load(): Promise<Checkpoint | null>;
   /** Replaces the saved checkpoint; resolves once it is durable. */
@@ -58,7 +67,37 @@ export function parseCheckpoint(value: unknown, where: string): Checkpoint {
       `${where} is not a checkpoint: expected { "created_at": "<ISO date-time>", "ids_at_created_at": ["<event id>", ...] }.`,
     );
   }
+  // Date.parse reads a date-time without a zone in this machine's zone: the
+  // same checkpoint would name different instants on different machines.
+  if (!IsoDateTime.safeParse(candidate.created_at).success) {
+    throw new MedRecordsError(
+      `${where} has created_at ${quote(candidate.created_at)}, which is not an RFC 3339 date-time with a time zone (Z or an offset such as +02:00), so the instant it names would depend on this machine's zone. Write the created_at of the last processed event as the service sent it (e.g. 2026-01-01T00:00:00Z), or remove the checkpoint to start again from the oldest event the log holds.`,
+    );
+  }
   return { created_at: candidate.created_at, ids_at_created_at: [...candidate.ids_at_created_at] };
+}
+
+/**
+ * Checks a checkpoint as the poller loads it, from any store: its shape and
+ * zone (`parseCheckpoint`), and that it is not further ahead of `nowMs` than
+ * the webhook timestamp tolerance. A checkpoint in the future (a clock that
+ * was wrong when it was written, a hand-edited file) would make every run
+ * skip every event until then, silently.
+ */
+export function parseLoadedCheckpoint(value: unknown, where: string, nowMs: number): Checkpoint {
+  const checkpoint = parseCheckpoint(value, where);
+  const aheadMs = epochMsOf(checkpoint.created_at) - nowMs;
+  if (aheadMs > WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS * 1000) {
+    throw new MedRecordsError(
+      `${where} has created_at ${quote(checkpoint.created_at)}, more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s ahead of this machine's clock (${new Date(nowMs).toISOString()}): no event can be that new, and every event until then would be skipped. Check this machine's clock; if it is right, replace created_at with that of the last event you processed, or remove the checkpoint to start again from the oldest event the log holds.`,
+    );
+  }
+  return checkpoint;
+}
+
+/** A value for an error message: quoted, and cut short if a corrupt store holds something long. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
 }
 
 /** An ISO date-time as whole epoch milliseconds plus the digits below a millisecond, trailing zeros dropped. */

@@ -16,6 +16,7 @@ export function fileCheckpoint(path: string): CheckpointStore {
     throw new TypeError("fileCheckpoint: `path` must be a non-empty file path.");
   }
   return {
+    description: `The checkpoint file ${path}`,
     async load() {
       const fs = await import("node:fs/promises");
       let text: string;

@@ -8,6 +8,7 @@ import { type Checkpoint, type CheckpointStore, parseCheckpoint } from "./checkp
 export function memoryCheckpoint(initial: Checkpoint | null = null): CheckpointStore {
   let saved = initial === null ? null : parseCheckpoint(initial, "memoryCheckpoint(initial)");
   return {
+    description: "The checkpoint of memoryCheckpoint()",
     async load() {
       return saved === null
         ? null

@@ -64,6 +64,7 @@ export function postgresCheckpointStore(options: PostgresCheckpointStoreOptions)
   const where = `The checkpoint ${JSON.stringify(name)} in the table ${rawTable}`;
 
   return {
+    description: where,
     async load() {
       await ensureTable();
       const { rows } = await pool.query(`SELECT checkpoint FROM ${table} WHERE name = $1`, [name]);

@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { MedRecords, MedRecordsError, type ResponseInfo } from "../../src/index.js";
+import { MedRecords, MedRecordsError, RateLimitError, type ResponseInfo } from "../../src/index.js";
 import {
   API_KEY,
   apiError,
@@ -112,6 +112,75 @@ describe("the API key", () => {
     expect(error).toBeInstanceOf(MedRecordsError);
     expect(error.message).toContain("https://evil.example");
     expect(seen.map((s) => new URL(s.url).origin)).toEqual([BASE_URL]);
+  });
+
+  it("is not shown by APIError.headers when the answer reflects it, and the other headers stay usable", async () => {
+    const { fetch } = scriptedFetch([
+      (request) => {
+        const authorization = request.headers.get("authorization") ?? "";
+        return apiError(429, "rate_limited", "Slow down", {
+          authorization,
+          "x-debug-echo": `seen ${authorization.slice("Bearer ".length)}; at edge`,
+          "retry-after": "7",
+        });
+      },
+    ]);
+    const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, maxRetries: 0 });
+    const error = await mr.cases.retrieve("case_1").catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(everyRendering(error)).not.toContain(API_KEY);
+    expect([...error.headers].join("\n")).not.toContain(API_KEY);
+    expect(error.headers.get("authorization")).toBe("Bearer [redacted]");
+    expect(error.headers.get("x-debug-echo")).toBe("seen [redacted]; at edge");
+    expect(error.headers.get("x-request-id")).toBe("req_test_429");
+    expect(error.headers.get("retry-after")).toBe("7");
+    expect(error.retryAfterSeconds).toBe(7);
+  });
+
+  it("is not shown by requestId when the answer reflects it as X-Request-Id", async () => {
+    const { fetch } = scriptedFetch([
+      (request) =>
+        apiError(500, "internal_error", "x", {
+          "x-request-id": `req_${request.headers.get("authorization")}`,
+        }),
+    ]);
+    const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, maxRetries: 0 });
+    const error = await mr.cases.retrieve("case_1").catch((e) => e);
+    expect(error.requestId).toBe("req_Bearer [redacted]");
+    expect(everyRendering(error)).not.toContain(API_KEY);
+  });
+
+  it("travels with no other credentials: a next link with user info is refused with a MedRecordsError before any request", async () => {
+    const host = new URL(BASE_URL).host;
+    for (const userInfo of ["user:pass@", "user@", ":pass@"]) {
+      const next = `https://${userInfo}${host}/v2/cases?cursor=x`;
+      const { fetch, seen } = scriptedFetch([
+        json(200, { results: [sampleCase], next, previous: null }),
+      ]);
+      const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch });
+      const page = await mr.cases.list();
+      const error = await page.getNextPage().catch((e) => e);
+      expect(error).toBeInstanceOf(MedRecordsError);
+      expect(error).not.toBeInstanceOf(TypeError);
+      expect(error.message).toContain("credentials");
+      expect(everyRendering(error)).not.toContain(userInfo);
+      expect(seen).toHaveLength(1);
+    }
+    // The same link without user info is followed.
+    const { fetch, seen } = scriptedFetch([
+      json(200, {
+        results: [sampleCase],
+        next: `https://${host}/v2/cases?cursor=x`,
+        previous: null,
+      }),
+      json(200, { results: [], next: null, previous: null }),
+    ]);
+    const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch });
+    await (await mr.cases.list()).getNextPage();
+    expect(seen.map((s) => s.url)).toEqual([
+      `${BASE_URL}/v2/cases`,
+      `${BASE_URL}/v2/cases?cursor=x`,
+    ]);
   });
 
   it("logs carry method, path template, status, request id, attempt and time, and nothing of the body or query", async () => {
