@@ -1,42 +1,25 @@
-import { EventListParams } from "../../schemas/event-list.js";
+import { events } from "../../contract/index.js";
+import { bind } from "../bind.js";
 import { getEvent, listEvents } from "../model/event-list.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, json, listJson, NoQuery, pageOf, readQuery } from "./shared.js";
+import { type ApiRoute, pageOf } from "./shared.js";
 
-/**
- * The event log. Both routes need webhooks:read; each event also needs the
- * read scope of its family (retrievals:read for `retrieval_request.*`).
- */
+/** The event log; the model leaves out (or refuses) the families the key cannot read. */
 export function eventRoutes(ctx: ModelContext): ApiRoute[] {
   return [
-    {
-      method: "GET",
-      pattern: "/v2/events",
-      scope: "webhooks:read",
-      handle({ url, apiKey }) {
-        const query = readQuery(url, EventListParams);
-        const page = listEvents(
-          ctx,
-          apiKey,
-          {
-            types: query.type?.split(","),
-            createdAfter: query.created_after,
-            createdBefore: query.created_before,
-            objectId: query.object_id,
-          },
-          { ...pageOf(query) },
-        );
-        return listJson(ctx, url, page);
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/v2/events/:id",
-      scope: "webhooks:read",
-      handle({ url, params, apiKey }) {
-        readQuery(url, NoQuery);
-        return json(200, getEvent(ctx, apiKey, params.id as string));
-      },
-    },
+    bind(ctx, events.list, ({ query, apiKey }) =>
+      listEvents(
+        ctx,
+        apiKey,
+        {
+          types: query.type?.split(","),
+          createdAfter: query.created_after,
+          createdBefore: query.created_before,
+          objectId: query.object_id,
+        },
+        pageOf(query),
+      ),
+    ),
+    bind(ctx, events.retrieve, ({ params, apiKey }) => getEvent(ctx, apiKey, params.id)),
   ];
 }

@@ -1,5 +1,6 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import * as z from "zod";
+import type { Operation } from "../../contract/operation.js";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
 import { MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
@@ -15,9 +16,13 @@ export interface ApiCall {
   readonly requestId: string;
 }
 
+/** An operation of the contract bound to the model (see src/mock/bind.ts). */
 export interface ApiRoute {
+  readonly operation: Operation;
   readonly method: string;
+  /** The operation's path, e.g. `/v2/cases/{case_id}`. */
   readonly pattern: string;
+  /** The scope checked first (by `handle`, like every other rule of the operation). */
   readonly scope: Scope;
   handle(call: ApiCall): Reply | Promise<Reply>;
 }
