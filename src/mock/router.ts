@@ -1,5 +1,7 @@
 /**
- * A method + path-pattern router. Patterns use `:name` segments; a path that
+ * A method + path-pattern router. Patterns name a parameter segment
+ * `{name}` (the API contract's OpenAPI syntax) or `:name` (the control API
+ * and storage routes); a path that
  * matches no pattern for the method is simply not found, because the spec's
  * answer to both an unknown path and a wrong method is 404 `not_found`.
  */
@@ -14,6 +16,8 @@ export interface RouteMatch<T> {
 interface CompiledRoute<T> {
   method: string;
   segments: readonly string[];
+  /** The parameter's name of each segment, undefined for a fixed one. */
+  names: readonly (string | undefined)[];
   route: T;
 }
 
@@ -21,7 +25,13 @@ export class Router<T> {
   readonly #routes: CompiledRoute<T>[] = [];
 
   add(method: string, pattern: string, route: T): this {
-    this.#routes.push({ method: method.toUpperCase(), segments: split(pattern), route });
+    const segments = split(pattern);
+    this.#routes.push({
+      method: method.toUpperCase(),
+      segments,
+      names: segments.map(paramName),
+      route,
+    });
     return this;
   }
 
@@ -30,7 +40,7 @@ export class Router<T> {
     const upper = method.toUpperCase();
     for (const candidate of this.#routes) {
       if (candidate.method !== upper) continue;
-      const params = matchSegments(candidate.segments, segments);
+      const params = matchSegments(candidate, segments);
       if (params) return { route: candidate.route, params };
     }
     return undefined;
@@ -43,23 +53,32 @@ function split(path: string): string[] {
   return path.split("/").slice(1);
 }
 
+/** `case_id` of `{case_id}` or `:case_id`; undefined for a fixed segment. */
+function paramName(segment: string): string | undefined {
+  if (segment.startsWith(":")) return segment.slice(1);
+  if (segment.startsWith("{") && segment.endsWith("}")) return segment.slice(1, -1);
+  return undefined;
+}
+
 function matchSegments(
-  pattern: readonly string[],
+  {
+    segments: pattern,
+    names,
+  }: { segments: readonly string[]; names: readonly (string | undefined)[] },
   actual: readonly string[],
 ): PathParams | undefined {
   if (pattern.length !== actual.length) return undefined;
   // The fixed segments first: most patterns are refused there, before any decoding.
   for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i] as string;
     const segment = actual[i] as string;
-    if (expected.startsWith(":") ? segment === "" : expected !== segment) return undefined;
+    if (names[i] !== undefined ? segment === "" : pattern[i] !== segment) return undefined;
   }
   const params: PathParams = {};
   for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i] as string;
-    if (!expected.startsWith(":")) continue;
+    const name = names[i];
+    if (name === undefined) continue;
     try {
-      params[expected.slice(1)] = decodeURIComponent(actual[i] as string);
+      params[name] = decodeURIComponent(actual[i] as string);
     } catch {
       return undefined;
     }

@@ -1,20 +1,18 @@
 /**
- * The reference server's API routes in one list: what the service serves and
- * what the OpenAPI document describes, so the two cannot drift apart.
+ * The reference server's API routes in one list: every operation of the
+ * contract (src/contract) bound to the model, in matching order.
  */
+import { OPERATIONS } from "../contract/index.js";
 import { caseRoutes } from "./handlers/cases.js";
 import { documentRoutes } from "./handlers/documents.js";
 import { eventRoutes } from "./handlers/events.js";
 import { facilityRoutes } from "./handlers/facilities.js";
 import { requestorRoutes } from "./handlers/requestors.js";
 import { retrievalRequestRoutes } from "./handlers/retrieval-requests.js";
-import type { AdditionalScope, ApiRoute } from "./handlers/shared.js";
+import type { ApiRoute } from "./handlers/shared.js";
 import { uploadRoutes } from "./handlers/uploads.js";
 import { webhookRoutes } from "./handlers/webhooks.js";
 import type { Scope } from "./model/api-keys.js";
-
-export type { AdditionalScope };
-
 import type { ModelContext } from "./model/state.js";
 
 /** Every API route of the reference server, in matching order. */
@@ -38,25 +36,31 @@ export interface ApiRouteInfo {
   readonly pattern: string;
   /** The scope checked before the handler runs. */
   readonly scope: Scope;
-  /** Scopes the handler checks on top of `scope` (combination rules), always or in a stated case. */
+  /** Scopes needed on top of `scope` (combination rules), always or in the stated case. */
   readonly additionalScopes: readonly AdditionalScope[];
 }
 
+/** A scope an operation can need beyond its own. */
+export interface AdditionalScope {
+  readonly scope: Scope;
+  /** When it is needed, e.g. "with an inline `case`"; absent when every call needs it. */
+  readonly when?: string;
+}
+
 /**
- * Method, pattern and scope of every API route. The routes are built against
- * a context that throws when touched: handlers only read it when they serve a
- * request, so no clock, state or delivery runtime is needed to list them.
+ * Method, pattern and scopes of every operation of the contract, which
+ * `apiRoutes` serves (test/contract checks that it serves each once).
  */
 export function apiRouteTable(): ApiRouteInfo[] {
-  const unused = new Proxy({} as ModelContext, {
-    get(_target, key) {
-      throw new Error(`apiRouteTable: a route factory read ctx.${String(key)} while listing.`);
-    },
-  });
-  return apiRoutes(unused).map(({ method, pattern, scope, additionalScopes = [] }) => ({
+  return OPERATIONS.map(({ method, path, scope, scopes, scopeWhen }) => ({
     method,
-    pattern,
+    pattern: path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1"),
     scope,
-    additionalScopes,
+    additionalScopes: scopes
+      .filter((extra) => extra !== scope)
+      .map((extra) => {
+        const when = scopeWhen?.[extra];
+        return when === undefined ? { scope: extra } : { scope: extra, when };
+      }),
   }));
 }

@@ -14,7 +14,7 @@ import {
 } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
-import { ApiKeyStore, type CreateApiKeyOptions, requireScope } from "./model/api-keys.js";
+import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
 import {
   createDeliveryRuntime,
   type DeliveryMode,
@@ -218,7 +218,8 @@ export function createMockServiceCore(
   const storage = new Router<StorageRoute>();
   for (const route of storageRoutes(ctx)) storage.add(route.method, route.pattern, route);
 
-  // Check order: auth, route, scope; the route's handler then validates, finds, applies rules.
+  // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
+  // query, body; its handler then finds and applies the model's rules.
   // `source` gives the Request, only when a handler reads it (a body, for one).
   function serveApi(
     method: string,
@@ -234,7 +235,6 @@ export function createMockServiceCore(
     const apiKey = keys.authenticate(authorization);
     const match = api.match(method, url.pathname);
     if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
-    requireScope(apiKey, match.route.scope);
     const call: ApiCall = {
       get request() {
         return source.toRequest();

@@ -1,5 +1,6 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import * as z from "zod";
+import type { Operation } from "../../contract/operation.js";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
 import { MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
@@ -15,24 +16,14 @@ export interface ApiCall {
   readonly requestId: string;
 }
 
-/**
- * A scope a route checks on top of its own, in its handler (the spec's
- * combination rules): declared on the route so that the OpenAPI document
- * lists every scope an operation can need.
- */
-export interface AdditionalScope {
-  readonly scope: Scope;
-  /** When it is needed, e.g. "with an inline `case`"; absent when every call needs it. */
-  readonly when?: string;
-}
-
+/** An operation of the contract bound to the model (see src/mock/bind.ts). */
 export interface ApiRoute {
+  readonly operation: Operation;
   readonly method: string;
+  /** The operation's path, e.g. `/v2/cases/{case_id}`. */
   readonly pattern: string;
-  /** The scope checked before the handler runs. */
+  /** The scope checked first (by `handle`, like every other rule of the operation). */
   readonly scope: Scope;
-  /** Scopes the handler checks too; each is passed to `requireScope` from this list's entries. */
-  readonly additionalScopes?: readonly AdditionalScope[];
   handle(call: ApiCall): Reply | Promise<Reply>;
 }
 

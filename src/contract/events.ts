@@ -1,0 +1,50 @@
+/**
+ * The event log. Both operations need webhooks:read; each event also needs
+ * the read scope of its family (retrievals:read for `retrieval_request.*`),
+ * which the log filters on rather than refuses.
+ */
+import { ListEnvelope } from "../schemas/common.js";
+import { AnyEvent, EventListParams } from "../schemas/event-list.js";
+import { defineOperation } from "./operation.js";
+
+export const EventList = ListEnvelope(AnyEvent);
+
+export const list = defineOperation({
+  operationId: "listEvents",
+  method: "GET",
+  path: "/v2/events",
+  summary: "List the event log, newest first",
+  tag: "Events",
+  query: EventListParams,
+  parameters: {
+    type: "Comma-separated event types, at most 20, e.g. `retrieval_request.status_changed,webhook.disabled`.",
+    created_after: "Only events created strictly after this instant.",
+    created_before: "Only events created strictly before this instant.",
+    object_id: "Only events about this retrieval request or webhook.",
+  },
+  status: 200,
+  response: EventList,
+  list: true,
+  scope: "webhooks:read",
+  scopes: ["webhooks:read", "retrievals:read"],
+  scopeWhen: {
+    "retrievals:read":
+      "to list `retrieval_request.*` events (left out without it; naming one in `type` is 403)",
+  },
+  idempotent: true,
+} as const);
+
+export const retrieve = defineOperation({
+  operationId: "getEvent",
+  method: "GET",
+  path: "/v2/events/{id}",
+  summary: "Read one event",
+  tag: "Events",
+  description: "Events older than 30 days are gone (404).",
+  status: 200,
+  response: AnyEvent,
+  scope: "webhooks:read",
+  scopes: ["webhooks:read", "retrievals:read"],
+  scopeWhen: { "retrievals:read": "to read a `retrieval_request.*` event (403 without it)" },
+  idempotent: true,
+} as const);

@@ -1,0 +1,132 @@
+/** Retrieval requests: obtaining records from a provider, and answering its action requests. */
+import { ListEnvelope } from "../schemas/common.js";
+import { DownloadResponse } from "../schemas/documents.js";
+import {
+  ActionRequestAnswer,
+  ActionResponse,
+  RetrievalDocument,
+  RetrievalDocumentListParams,
+  RetrievalRequest,
+  RetrievalRequestCreate,
+  RetrievalRequestList,
+  RetrievalRequestListParams,
+} from "../schemas/retrieval-requests.js";
+import { uploadErrors } from "./errors.js";
+import { defineOperation } from "./operation.js";
+
+export const RetrievalDocumentList = ListEnvelope(RetrievalDocument);
+
+export const create = defineOperation({
+  operationId: "createRetrievalRequest",
+  method: "POST",
+  path: "/v2/retrieval-requests",
+  summary: "Create a retrieval request",
+  tag: "Retrieval requests",
+  body: RetrievalRequestCreate,
+  status: 201,
+  response: RetrievalRequest,
+  scope: "retrievals:write",
+  scopes: ["retrievals:write", "cases:write", "requestors:write"],
+  scopeWhen: {
+    "cases:write": "with an inline `case`",
+    "requestors:write": "with an inline `requestor`",
+  },
+  scopeRules: [
+    { scope: "cases:write", when: "body-has", property: "case", checked: "before-validation" },
+    {
+      scope: "requestors:write",
+      when: "body-has",
+      property: "requestor",
+      checked: "before-validation",
+    },
+  ],
+  idempotent: false,
+  errors: {
+    400: `${uploadErrors} The message names the field, e.g. \`attachments[1]: ...\`.`,
+    404: "`not_found`: the referenced case, facility or requestor does not exist.",
+  },
+} as const);
+
+export const list = defineOperation({
+  operationId: "listRetrievalRequests",
+  method: "GET",
+  path: "/v2/retrieval-requests",
+  summary: "List retrieval requests, or poll for changes",
+  tag: "Retrieval requests",
+  description:
+    "Newest created first; with `updated_since`, the requests changed after it, oldest change first. Resume a poll from `next_public_updated_since`.",
+  query: RetrievalRequestListParams,
+  parameters: {
+    case_id: "Only the requests of this case.",
+    status: "Only the requests in this status.",
+    updated_since:
+      "Only the requests whose `public_updated_at` is after this instant, oldest change first.",
+  },
+  status: 200,
+  response: RetrievalRequestList,
+  list: true,
+  scope: "retrievals:read",
+  scopes: ["retrievals:read"],
+  idempotent: true,
+} as const);
+
+export const retrieve = defineOperation({
+  operationId: "getRetrievalRequest",
+  method: "GET",
+  path: "/v2/retrieval-requests/{retrieval_request_id}",
+  summary: "Read a retrieval request",
+  tag: "Retrieval requests",
+  status: 200,
+  response: RetrievalRequest,
+  scope: "retrievals:read",
+  scopes: ["retrievals:read"],
+  idempotent: true,
+} as const);
+
+export const listDocuments = defineOperation({
+  operationId: "listRetrievalDocuments",
+  method: "GET",
+  path: "/v2/retrieval-requests/{retrieval_request_id}/documents",
+  summary: "List the records and invoices of a retrieval request",
+  tag: "Retrieval requests",
+  query: RetrievalDocumentListParams,
+  status: 200,
+  response: RetrievalDocumentList,
+  list: true,
+  scope: "retrievals:read",
+  scopes: ["retrievals:read"],
+  idempotent: true,
+} as const);
+
+export const downloadDocument = defineOperation({
+  operationId: "downloadRetrievalDocument",
+  method: "GET",
+  path: "/v2/retrieval-requests/{retrieval_request_id}/documents/{document_id}/download",
+  summary: "Get a download address for a record or invoice",
+  tag: "Retrieval requests",
+  status: 200,
+  response: DownloadResponse,
+  scope: "retrievals:read",
+  scopes: ["retrievals:read"],
+  idempotent: true,
+  errors: { 409: "`document_not_ready`: an invoice listed before it can be downloaded." },
+} as const);
+
+export const respondToActionRequest = defineOperation({
+  operationId: "respondToActionRequest",
+  method: "POST",
+  path: "/v2/retrieval-requests/{retrieval_request_id}/action-response",
+  summary: "Answer the open action request",
+  tag: "Retrieval requests",
+  description:
+    "Answers the request's one open client action request. A rejected answer leaves it open for a retry.",
+  body: ActionResponse,
+  status: 200,
+  response: ActionRequestAnswer,
+  scope: "retrievals:write",
+  scopes: ["retrievals:write"],
+  idempotent: false,
+  errors: {
+    400: "`validation_error` when the body is malformed; `action_response_rejected` when the answer is refused (no open action request, an empty message, a missing or unusable attachment, a required PDF missing); the message says why.",
+  },
+} as const);

@@ -1,0 +1,156 @@
+/** Webhooks: outbound signed notifications about retrieval requests. */
+import { ListEnvelope } from "../schemas/common.js";
+import {
+  Webhook,
+  WebhookCreate,
+  WebhookCreateResponse,
+  WebhookDelivery,
+  WebhookDeliveryListParams,
+  WebhookList,
+  WebhookTestResult,
+  WebhookUpdate,
+} from "../schemas/webhooks.js";
+import { webhookBodyErrors } from "./errors.js";
+import { defineOperation, EMPTY_BODY } from "./operation.js";
+
+export const WebhookDeliveryList = ListEnvelope(WebhookDelivery);
+
+export const create = defineOperation({
+  operationId: "createWebhook",
+  method: "POST",
+  path: "/v2/webhooks",
+  summary: "Create a webhook",
+  tag: "Webhooks",
+  description:
+    "Every subscribable event is a retrieval event, hence `retrievals:read`. The response holds the `secret`, shown only here.",
+  body: WebhookCreate,
+  status: 201,
+  response: WebhookCreateResponse,
+  scope: "webhooks:write",
+  scopes: ["webhooks:write", "retrievals:read"],
+  // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
+  scopeRules: [{ scope: "retrievals:read", when: "always" }],
+  idempotent: false,
+  errors: {
+    400: webhookBodyErrors,
+    409: "`limit_exceeded`: the organization already holds 20 webhooks; `conflict`: the name is in use.",
+  },
+} as const);
+
+export const list = defineOperation({
+  operationId: "listWebhooks",
+  method: "GET",
+  path: "/v2/webhooks",
+  summary: "List every webhook (a bare array, at most 20)",
+  tag: "Webhooks",
+  status: 200,
+  response: WebhookList,
+  scope: "webhooks:read",
+  scopes: ["webhooks:read"],
+  idempotent: true,
+} as const);
+
+export const retrieve = defineOperation({
+  operationId: "getWebhook",
+  method: "GET",
+  path: "/v2/webhooks/{id}",
+  summary: "Read a webhook",
+  tag: "Webhooks",
+  status: 200,
+  response: Webhook,
+  scope: "webhooks:read",
+  scopes: ["webhooks:read"],
+  idempotent: true,
+} as const);
+
+export const update = defineOperation({
+  operationId: "updateWebhook",
+  method: "PATCH",
+  path: "/v2/webhooks/{id}",
+  summary: "Update a webhook",
+  tag: "Webhooks",
+  description:
+    "At least one property. `is_enabled: true` resets `consecutive_failures` and clears `auto_disabled_at`.",
+  body: WebhookUpdate,
+  status: 200,
+  response: Webhook,
+  scope: "webhooks:write",
+  scopes: ["webhooks:write", "retrievals:read"],
+  scopeWhen: { "retrievals:read": "when `events` is set" },
+  // Changing the subscription subscribes to retrieval events.
+  scopeRules: [
+    {
+      scope: "retrievals:read",
+      when: "body-has",
+      property: "events",
+      checked: "after-validation",
+    },
+  ],
+  idempotent: true,
+  errors: { 400: webhookBodyErrors, 409: "`conflict`: the name is in use." },
+} as const);
+
+const deleteWebhook = defineOperation({
+  operationId: "deleteWebhook",
+  method: "DELETE",
+  path: "/v2/webhooks/{id}",
+  summary: "Delete a webhook",
+  tag: "Webhooks",
+  description: "To rotate a compromised secret, delete the webhook and create it again.",
+  body: EMPTY_BODY,
+  status: 204,
+  scope: "webhooks:write",
+  scopes: ["webhooks:write"],
+  idempotent: true,
+} as const);
+
+// `delete` is a reserved word: exported under that name, declared under another.
+export { deleteWebhook as delete };
+
+export const test = defineOperation({
+  operationId: "testWebhook",
+  method: "POST",
+  path: "/v2/webhooks/{id}/test",
+  summary: "Send one webhook.test delivery",
+  tag: "Webhooks",
+  description:
+    "One attempt, no retries; answers 200 with the result even when the delivery fails. Works on a disabled webhook and changes none of its delivery-health fields.",
+  body: EMPTY_BODY,
+  status: 200,
+  response: WebhookTestResult,
+  scope: "webhooks:write",
+  scopes: ["webhooks:write"],
+  idempotent: false,
+  errors: { 429: "`rate_limited`: the webhook was tested less than 10 seconds ago." },
+} as const);
+
+export const listDeliveries = defineOperation({
+  operationId: "listWebhookDeliveries",
+  method: "GET",
+  path: "/v2/webhooks/{id}/deliveries",
+  summary: "List the delivery attempts of a webhook, newest first",
+  tag: "Webhooks",
+  query: WebhookDeliveryListParams,
+  status: 200,
+  response: WebhookDeliveryList,
+  list: true,
+  scope: "webhooks:read",
+  scopes: ["webhooks:read"],
+  idempotent: true,
+} as const);
+
+export const redeliver = defineOperation({
+  operationId: "redeliverWebhookDelivery",
+  method: "POST",
+  path: "/v2/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+  summary: "Send the event of a past delivery again",
+  tag: "Webhooks",
+  description: "Same body and id, fresh timestamp and signature; one attempt, no retries.",
+  body: EMPTY_BODY,
+  status: 200,
+  response: WebhookDelivery,
+  scope: "webhooks:write",
+  scopes: ["webhooks:write"],
+  idempotent: false,
+  errors: { 409: "`conflict`: the webhook is disabled; enable it first." },
+} as const);
