@@ -247,8 +247,13 @@ function parseEvent(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    throw invalidPayload("The signed body is not JSON.");
+  } catch (error) {
+    // Not a SyntaxError: a limit of the runtime's parser (nesting, size), usually a RangeError.
+    throw invalidPayload(
+      error instanceof SyntaxError
+        ? "The signed body is not JSON."
+        : "The signed body could not be parsed: it is nested too deeply or too large for this runtime.",
+    );
   }
   if (!isObject(parsed)) throw invalidPayload("The signed body is not a JSON object.");
   const { id, type, created_at, data } = parsed;
