@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it, vi } from "vitest";
 import { RESERIALIZED_HINT_MAX_DEPTH } from "../../src/webhooks/errors.js";
 import { signWebhook, verifyWebhook, WebhookVerificationError } from "../../src/webhooks/index.js";
+import { MAX_SIGNATURE_CANDIDATES } from "../../src/webhooks/verify.js";
 import { nestedJson, VERY_DEEP } from "../helpers/nested-json.js";
 import {
   documentsAvailable,
@@ -260,6 +261,35 @@ describe("verifyWebhook headers", () => {
     ).resolves.toBeDefined();
     const error = await refusal(verifyWith({ ...signed, "x-service-signature-v1": other }));
     expect(error.reason).toBe("signature_mismatch");
+  });
+
+  it("accepts a valid signature as the last of MAX_SIGNATURE_CANDIDATES v1= values, and refuses one value more as malformed_header", async () => {
+    const wrong = (i: number) => `v1=${i.toString(16).padStart(64, "0")}`;
+    const wrongs = (n: number) => Array.from({ length: n }, (_, i) => wrong(i + 1));
+    const atCap = [...wrongs(MAX_SIGNATURE_CANDIDATES - 1), sig];
+    const pastCap = [...wrongs(MAX_SIGNATURE_CANDIDATES), sig];
+    // Joined in one header, and repeated headers as Node hands them over.
+    for (const value of [atCap.join(", "), atCap]) {
+      await expect(
+        verifyWith({ "x-service-timestamp": ts, "x-service-signature-v1": value }),
+      ).resolves.toMatchObject({ id: statusChanged.id });
+    }
+    for (const value of [pastCap.join(", "), pastCap, [sig, ...wrongs(MAX_SIGNATURE_CANDIDATES)]]) {
+      const error = await refusal(
+        verifyWith({ "x-service-timestamp": ts, "x-service-signature-v1": value }),
+      );
+      expect(error.reason).toBe("malformed_header");
+      expect(error.header).toBe("x-service-signature-v1");
+      expect(error.message).toContain(`more than ${MAX_SIGNATURE_CANDIDATES}`);
+    }
+  });
+
+  it("counts only v1= values toward MAX_SIGNATURE_CANDIDATES, not other schemes", async () => {
+    const others = Array.from({ length: MAX_SIGNATURE_CANDIDATES }, (_, i) => `v2=${i}`);
+    const v1s = Array.from({ length: MAX_SIGNATURE_CANDIDATES - 1 }, () => `v1=${"0".repeat(64)}`);
+    await expect(
+      verifyWith({ ...signed, "x-service-signature-v1": [...others, ...v1s, sig].join(" ") }),
+    ).resolves.toMatchObject({ id: statusChanged.id });
   });
 
   it("skips signatures of other schemes beside a v1= value", async () => {
