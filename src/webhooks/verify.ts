@@ -68,7 +68,8 @@ const DELIVERY_HEADERS = [
 
 /**
  * Verifies a delivery and returns its event. Checks, in order: the timestamp
- * and V1 signature headers are present and well formed; the timestamp is
+ * and V1 signature headers are present and well formed (at most 10 `v1=`
+ * values, `MAX_SIGNATURE_CANDIDATES`); the timestamp is
  * within `toleranceSeconds` of `now`; a `v1=` signature equals the
  * HMAC-SHA256 of `<timestamp>.<raw body>` under one of the secrets (constant
  * time); the body is an event (`id`, `type`, `created_at`, `data`) agreeing
