@@ -7,6 +7,7 @@
  */
 export {
   concatBytes,
+  matchesAnyHex,
   type RawBytes,
   type SignedData,
   timingSafeEqualHex,

@@ -82,7 +82,7 @@ function hmacKey(secret: string): CachedKey {
     utf8(secret),
     { name: "HMAC", hash: "SHA-256" },
     false,
-    ["sign", "verify"],
+    ["sign"],
   );
   const entry: CachedKey = { promise };
   keyCache.set(secret, entry);
@@ -122,43 +122,33 @@ export function hmacSha256Hex(secret: string, data: SignedData): string | Promis
   }
 }
 
-const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
-
 /**
  * Whether one of `signatures` (64 lowercase hex characters each, as
  * `hmacSha256Hex` writes them) is the HMAC-SHA256 of `data` under `secret`.
- * Every candidate is checked, each in constant time, so the time does not
- * tell which one matched; a malformed one never matches. Web Crypto's
- * `verify` compares here; the `node` build (crypto.node.ts) compares the hex
- * of node:crypto's HMAC and answers at once.
+ * One HMAC, however many candidates: each is then compared with its hex by
+ * `matchesAnyHex`, in constant time. A malformed candidate never matches.
+ * The caller bounds the number of candidates (verify.ts reads at most
+ * `MAX_SIGNATURE_CANDIDATES`). A promise here; a boolean at once in the
+ * `node` build (crypto.node.ts).
  */
 export function hmacSha256Matches(
   secret: string,
   data: SignedData,
   signatures: readonly string[],
 ): boolean | Promise<boolean> {
-  try {
-    const bytes = joined(data);
-    const check = (key: CryptoKey): Promise<boolean> => {
-      const checks = signatures.map((hex) =>
-        SIGNATURE_HEX.test(hex) ? subtle().verify("HMAC", key, fromHex(hex), bytes) : false,
-      );
-      return checks.length === 1
-        ? Promise.resolve(checks[0]!)
-        : Promise.all(checks).then((results) => results.includes(true));
-    };
-    const cached = hmacKey(secret);
-    return cached.key ? check(cached.key) : cached.promise.then(check);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.resolve(hmacSha256Hex(secret, data)).then((hex) => matchesAnyHex(hex, signatures));
 }
 
-/** Bytes of well-formed lowercase hex. */
-function fromHex(hex: string): RawBytes {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
+/**
+ * Whether any candidate equals `expected`. Every candidate is compared, each
+ * with `timingSafeEqualHex`, and none ends the loop early: the time depends
+ * on the number and lengths of the candidates, not on which one matched nor
+ * on where the others differ.
+ */
+export function matchesAnyHex(expected: string, candidates: readonly string[]): boolean {
+  let match = false;
+  for (const candidate of candidates) match = timingSafeEqualHex(expected, candidate) || match;
+  return match;
 }
 
 /** The parts as one array, copied once: strings are joined before encoding. */

@@ -1,4 +1,15 @@
 import { MedRecordsError } from "../core/errors.js";
+import { jsonDepthExceeds } from "./json-depth.js";
+
+/**
+ * Deepest nesting of arrays and objects for which a `signature_mismatch`
+ * checks whether the body looks re-serialized (by parsing it and
+ * serializing it again). The service's events are a few levels deep; a
+ * deeper body gets no such hint, so that a forged one cannot make the check
+ * overflow the stack (`JSON.stringify` recurses) or cost more than a pass
+ * over the body.
+ */
+export const RESERIALIZED_HINT_MAX_DEPTH = 64;
 
 /** Why a delivery was refused. */
 export type WebhookVerificationReason =
@@ -146,11 +157,11 @@ export function signatureMismatchHints(input: {
 }
 
 function looksReserialized(text: string): boolean {
-  let parsed: unknown;
+  if (jsonDepthExceeds(text, RESERIALIZED_HINT_MAX_DEPTH)) return false;
   try {
-    parsed = JSON.parse(text);
+    return JSON.stringify(JSON.parse(text)) !== text;
   } catch {
+    // Not JSON, or too large for this runtime: no hint, and the mismatch is reported as it is.
     return false;
   }
-  return JSON.stringify(parsed) !== text;
 }

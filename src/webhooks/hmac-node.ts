@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { type SignedData, timingSafeEqualHex } from "./crypto.js";
+import { matchesAnyHex, type SignedData } from "./crypto.js";
 
 /**
  * `hmacSha256Hex` of crypto.ts over node:crypto: the same HMAC (keyed with
@@ -15,17 +15,14 @@ export function hmacSha256Hex(secret: string, data: SignedData): string {
 }
 
 /**
- * `hmacSha256Matches` of crypto.ts over node:crypto: every candidate is
- * compared with the hex of the HMAC in constant time; a malformed one is
- * never equal to it. A boolean, not a promise.
+ * `hmacSha256Matches` of crypto.ts over node:crypto: one HMAC, then every
+ * candidate compared with its hex in constant time (`matchesAnyHex`); a
+ * malformed one is never equal to it. A boolean, not a promise.
  */
 export function hmacSha256Matches(
   secret: string,
   data: SignedData,
   signatures: readonly string[],
 ): boolean {
-  const expected = hmacSha256Hex(secret, data);
-  let match = false;
-  for (const candidate of signatures) match = timingSafeEqualHex(expected, candidate) || match;
-  return match;
+  return matchesAnyHex(hmacSha256Hex(secret, data), signatures);
 }

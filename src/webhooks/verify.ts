@@ -44,7 +44,20 @@ export interface VerifyWebhookOptions {
 }
 
 const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/**
+ * Most `v1=` signatures accepted in X-Service-Signature-V1: a header with
+ * more is `malformed_header`, refused before any HMAC is computed. The
+ * service sends one per delivery (each webhook has its own secret, and a
+ * secret is rotated by recreating the webhook); ten leave room for a header
+ * repeated on the way. The HMAC is computed once per secret whatever the
+ * number of candidates; the cap bounds the comparisons and makes a header
+ * stuffed with hundreds of them a clear refusal.
+ */
+export const MAX_SIGNATURE_CANDIDATES = 10;
+
 const V1_TOKEN = /^v1=[0-9a-f]{64}$/;
+const SIGNATURE_TOKENS = /[^\s,]+/g;
 const TIMESTAMP = /^\d{1,15}$/;
 const DELIVERY_HEADERS = [
   WEBHOOK_HEADERS.timestamp,
@@ -55,7 +68,8 @@ const DELIVERY_HEADERS = [
 
 /**
  * Verifies a delivery and returns its event. Checks, in order: the timestamp
- * and V1 signature headers are present and well formed; the timestamp is
+ * and V1 signature headers are present and well formed (at most 10 `v1=`
+ * values, `MAX_SIGNATURE_CANDIDATES`); the timestamp is
  * within `toleranceSeconds` of `now`; a `v1=` signature equals the
  * HMAC-SHA256 of `<timestamp>.<raw body>` under one of the secrets (constant
  * time); the body is an event (`id`, `type`, `created_at`, `data`) agreeing
@@ -151,18 +165,26 @@ function missingHeader(name: string): WebhookVerificationError {
 }
 
 /**
- * The `v1=` values of the signature header. Several may be sent, separated
- * by commas or spaces (a repeated header arrives joined); other schemes are
- * skipped so that a future `v2=` beside `v1=` does not break this version.
+ * The `v1=` values of the signature header, at most `MAX_SIGNATURE_CANDIDATES`.
+ * Several may be sent, separated by commas or spaces (a repeated header
+ * arrives joined); other schemes are skipped so that a future `v2=` beside
+ * `v1=` does not break this version.
  */
 function parseSignatures(header: string): string[] {
   // The usual header, one signature: no split.
   if (V1_TOKEN.test(header)) return [header.slice(3)];
   const signatures: string[] = [];
-  for (const token of header.split(/[\s,]+/)) {
-    if (token === "") continue;
-    if (V1_TOKEN.test(token)) signatures.push(token.slice(3));
-    else if (token.startsWith("v1=") || !/^v\d+=/.test(token)) {
+  for (const [token] of header.matchAll(SIGNATURE_TOKENS)) {
+    if (V1_TOKEN.test(token)) {
+      if (signatures.length === MAX_SIGNATURE_CANDIDATES) {
+        throw new WebhookVerificationError(
+          "malformed_header",
+          `X-Service-Signature-V1 holds more than ${MAX_SIGNATURE_CANDIDATES} \`v1=\` signatures, the most accepted; the service sends one per delivery.`,
+          { header: WEBHOOK_HEADERS.signatureV1 },
+        );
+      }
+      signatures.push(token.slice(3));
+    } else if (token.startsWith("v1=") || !/^v\d+=/.test(token)) {
       throw new WebhookVerificationError(
         "malformed_header",
         "X-Service-Signature-V1 is not `v1=` followed by 64 lowercase hex characters.",
@@ -247,8 +269,13 @@ function parseEvent(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    throw invalidPayload("The signed body is not JSON.");
+  } catch (error) {
+    // Not a SyntaxError: a limit of the runtime's parser (nesting, size), usually a RangeError.
+    throw invalidPayload(
+      error instanceof SyntaxError
+        ? "The signed body is not JSON."
+        : "The signed body could not be parsed: it is nested too deeply or too large for this runtime.",
+    );
   }
   if (!isObject(parsed)) throw invalidPayload("The signed body is not a JSON object.");
   const { id, type, created_at, data } = parsed;

@@ -3,6 +3,7 @@
  * check, any JavaScript value, and valid request bodies taken apart.
  */
 import fc from "fast-check";
+import { type NestedJsonShape, nestedJson, VERY_DEEP } from "../helpers/nested-json.js";
 
 export const EVENT_TYPES = [
   "retrieval_request.status_changed",
@@ -139,6 +140,30 @@ export const edgeValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ unit: "binary", maxLength: 30 }),
   fc.jsonValue({ maxDepth: 3 }),
 );
+
+const NESTED_SHAPES: readonly NestedJsonShape[] = [
+  "arrays",
+  "spaced-arrays",
+  "objects",
+  "event",
+  "unclosed",
+];
+
+/**
+ * JSON text nested deep, in every shape of `nestedJson`: at each of `bounds`
+ * (a limit of the code under test) and one level past it, far past any
+ * runtime's recursion limit, or anywhere up to where `JSON.stringify`
+ * overflows the stack.
+ */
+export function deeplyNestedJson(bounds: readonly number[] = []): fc.Arbitrary<string> {
+  const depth = fc.oneof(
+    fc.constantFrom(...bounds.flatMap((b) => [b, b + 1]), VERY_DEEP),
+    fc.integer({ min: 1, max: 20_000 }),
+  );
+  return fc
+    .tuple(depth, fc.constantFrom(...NESTED_SHAPES))
+    .map(([d, shape]) => nestedJson(d, shape));
+}
 
 /** Any JavaScript value, boxed values, Maps, BigInts, null prototypes and sparse arrays included. */
 export const anything = fc.anything({

@@ -10,14 +10,18 @@
  * do not change its meaning (header case, whitespace, header container,
  * payload type, extra signatures and secrets), must be accepted.
  *
- * A second property feeds arbitrary payloads and headers: nothing but a
- * `WebhookVerificationError` may come out, never synchronously, and nothing
- * is accepted unless this test signed it.
+ * A second property feeds arbitrary payloads and headers, bodies nested
+ * 100 000 deep and headers with more signature candidates than are read:
+ * nothing but a `WebhookVerificationError` may come out, never
+ * synchronously, and nothing is accepted unless this test signed it (with
+ * at most `MAX_SIGNATURE_CANDIDATES` candidates).
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, it } from "vitest";
+import { RESERIALIZED_HINT_MAX_DEPTH } from "../../src/webhooks/errors.js";
 import { verifyWebhook, WebhookVerificationError } from "../../src/webhooks/index.js";
+import { MAX_SIGNATURE_CANDIDATES } from "../../src/webhooks/verify.js";
 import {
   documentsAvailable,
   nodeHmac,
@@ -27,6 +31,7 @@ import {
   TS,
   webhookTest,
 } from "../webhooks/fixtures.js";
+import { deeplyNestedJson } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 
 const TOLERANCE = 300;
@@ -230,6 +235,8 @@ type Mutation =
   | { g: "sig"; how: "length"; delta: number }
   | { g: "sig"; how: "scheme"; prefix: string }
   | { g: "sig"; how: "confuse"; which: Confusion }
+  /** Wrong `v1=` values added until there are `extra` more than are read. */
+  | { g: "sig"; how: "crowd"; extra: number; separate: boolean; hexes: string[] }
   | { g: "id" | "type"; how: "change"; value: string }
   | { g: "id" | "type"; how: "duplicate" }
   | { g: "secret"; how: SecretChange[] }
@@ -372,6 +379,16 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       "v1 =",
       "v1=\u00a0",
     ),
+  }),
+  fc.record({
+    g: fc.constant("sig"),
+    how: fc.constant("crowd"),
+    extra: fc.integer({ min: 1, max: 3 }),
+    separate: fc.boolean(),
+    hexes: fc.array(hex64, {
+      minLength: MAX_SIGNATURE_CANDIDATES + 3,
+      maxLength: MAX_SIGNATURE_CANDIDATES + 3,
+    }),
   }),
   {
     arbitrary: fc.record({
@@ -670,6 +687,23 @@ function applyMutation(m: Model, s: Signed, mu: Mutation): Model {
         case "confuse":
           // Computed last, over the final body and timestamp (see mutate).
           return m;
+        case "crowd": {
+          const present = values(m, V1)
+            .flatMap((v) => v.split(/[\s,]+/))
+            .filter((t) => /^v1=[0-9a-f]{64}$/.test(t)).length;
+          const added = mu.hexes
+            .slice(0, Math.max(0, MAX_SIGNATURE_CANDIDATES - present) + mu.extra)
+            .map((h) => `v1=${h}`)
+            .join(",");
+          if (mu.separate) return { ...m, headers: [...m.headers, [V1, added]] };
+          let joined = false;
+          const headers = m.headers.map(([n, v]): [string, string] => {
+            if (n !== V1 || joined) return [n, v];
+            joined = true;
+            return [n, `${v},${added}`];
+          });
+          return { ...m, headers };
+        }
       }
       break;
     }
@@ -953,6 +987,13 @@ const headerValue = fc.oneof(
   fc
     .array(fc.stringMatching(/^v\d{1,2}=[0-9a-fA-F]{0,66}$/), { maxLength: 4 })
     .map((t) => t.join(", ")),
+  // Around the most candidates read.
+  fc
+    .array(
+      hex64.map((h) => `v1=${h}`),
+      { minLength: MAX_SIGNATURE_CANDIDATES - 1, maxLength: MAX_SIGNATURE_CANDIDATES + 2 },
+    )
+    .map((t) => t.join(",")),
 );
 
 const headerName = fc.oneof(
@@ -1007,12 +1048,8 @@ const TRICKY_BODIES = [
   "1e999",
 ];
 
-const DEEP = 100_000;
-const deepBodies = [
-  "[".repeat(DEEP) + "]".repeat(DEEP),
-  `{"id":"e","type":"t","created_at":"c","data":${'{"a":'.repeat(DEEP)}1${"}".repeat(DEEP)}}`,
-  "[".repeat(DEEP),
-];
+/** Deep bodies: at the re-serialization hint's depth bound and past it, up to 100 000 deep. */
+const deepBody = deeplyNestedJson([RESERIALIZED_HINT_MAX_DEPTH]).map(utf8);
 
 /** Bodies to sign correctly: verification then judges the event itself. */
 const signedBody = fc.oneof(
@@ -1030,13 +1067,51 @@ const signedBody = fc.oneof(
       { requiredKeys: [] },
     )
     .map((o) => utf8(JSON.stringify(o))),
-  fc.constantFrom(...deepBodies, ...TRICKY_BODIES).map(utf8),
+  deepBody,
+  fc.constantFrom(...TRICKY_BODIES).map(utf8),
 );
 
 interface ArbitraryCall {
   options: Parameters<typeof verifyWebhook>[0];
   signed: boolean;
 }
+
+/**
+ * A body (deep ones often) with up to two candidates more than are read, the
+ * valid signature among them or not: a wrong one reaches the mismatch hints,
+ * and a valid one counts only within the cap.
+ */
+const candidatesCall: fc.Arbitrary<ArbitraryCall> = fc
+  .record({
+    body: fc.oneof(deepBody, signedBody),
+    secret: secretArb,
+    skew: fc.integer({ min: -TOLERANCE, max: TOLERANCE }),
+    wrong: fc.array(hex64, { maxLength: MAX_SIGNATURE_CANDIDATES + 2 }),
+    validAt: fc.option(fc.nat(), { nil: undefined }),
+    separator: fc.constantFrom(",", ", ", " "),
+    asString: fc.boolean(),
+  })
+  .filter(({ wrong, validAt }) => wrong.length > 0 || validAt !== undefined)
+  .map(({ body, secret, skew, wrong, validAt, separator, asString }) => {
+    const ts = NOW_S + skew;
+    const tokens = wrong.map((h) => `v1=${h}`);
+    if (validAt !== undefined) {
+      const mac = nodeHmac(secret, Buffer.concat([Buffer.from(`${ts}.`), body]));
+      tokens.splice(validAt % (tokens.length + 1), 0, `v1=${mac}`);
+    }
+    return {
+      options: {
+        payload: (asString ? safeDecode(body) : undefined) ?? body,
+        headers: [
+          [TIMESTAMP, String(ts)],
+          [V1, tokens.join(separator)],
+        ] as [string, string][],
+        secret,
+        now: NOW_S * 1000,
+      },
+      signed: validAt !== undefined && tokens.length <= MAX_SIGNATURE_CANDIDATES,
+    };
+  });
 
 const arbitraryCall: fc.Arbitrary<ArbitraryCall> = fc.oneof(
   // Anything as the payload, anything as headers.
@@ -1091,6 +1166,7 @@ const arbitraryCall: fc.Arbitrary<ArbitraryCall> = fc.oneof(
         signed: true,
       };
     }),
+  candidatesCall,
 );
 
 function safeDecode(bytes: Uint8Array): string | undefined {

@@ -6,6 +6,7 @@ import {
   type WebhookErrorContext,
   WebhookVerificationError,
 } from "../../src/webhooks/index.js";
+import { nestedJson, VERY_DEEP } from "../helpers/nested-json.js";
 import {
   documentsAvailable,
   NOW_MS,
@@ -105,6 +106,22 @@ describe("createWebhookHandler", () => {
     expect((failure?.error as WebhookVerificationError | undefined)?.reason).toBe(
       "signature_mismatch",
     );
+  });
+
+  it("answers 400 to a body nested 100 000 deep under a wrong signature, with a WebhookVerificationError", async () => {
+    const { handler, errors } = setup({});
+    const response = await handler(
+      new Request(URL_, {
+        method: "POST",
+        body: nestedJson(VERY_DEEP, "arrays"),
+        headers: nodeSignedHeaders(JSON.stringify(statusChanged)),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toBe('{"error":"invalid_webhook"}');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.error).toBeInstanceOf(WebhookVerificationError);
+    expect(errors[0]?.error).toMatchObject({ reason: "signature_mismatch" });
   });
 
   it("answers 400 the same way for a stale timestamp or a missing header", async () => {

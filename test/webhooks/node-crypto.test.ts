@@ -12,9 +12,17 @@ vi.mock("../../src/webhooks/crypto.js", async (importOriginal) => ({
   ...(await import("../../src/webhooks/crypto.node.js")),
 }));
 
+// Every HMAC of the node build goes through createHmac: counted, otherwise unchanged.
+vi.mock("node:crypto", async (importOriginal) => {
+  const original = await importOriginal<typeof import("node:crypto")>();
+  return { ...original, createHmac: vi.fn(original.createHmac) };
+});
+
+const { createHmac } = await import("node:crypto");
 const { hmacSha256Hex, hmacSha256Matches } = await import("../../src/webhooks/crypto.js");
+const { MAX_SIGNATURE_CANDIDATES } = await import("../../src/webhooks/verify.js");
 const { verifyWebhook } = await import("../../src/webhooks/index.js");
-const { NOW_MS, nodeHmac, nodeSignedHeaders, SECRET, statusChanged } = await import(
+const { NOW_MS, nodeHmac, nodeSignedHeaders, OTHER_SECRET, SECRET, statusChanged } = await import(
   "./fixtures.js"
 );
 
@@ -39,6 +47,34 @@ describe("the node build's primitive", () => {
     expect(event).toEqual(statusChanged);
     expect(sign).not.toHaveBeenCalled();
     expect(verify).not.toHaveBeenCalled();
+  });
+
+  it("computes one HMAC per secret, however many v1= candidates the header holds", async () => {
+    const body = JSON.stringify(statusChanged);
+    const headers = nodeSignedHeaders(body);
+    const wrongs = Array.from(
+      { length: MAX_SIGNATURE_CANDIDATES - 1 },
+      (_, i) => `v1=${(i + 1).toString(16).padStart(64, "0")}`,
+    );
+    const secrets = [OTHER_SECRET, "whsec_decoy", SECRET];
+    const verifyWith = (last: string | undefined) =>
+      verifyWebhook({
+        payload: body,
+        headers: { ...headers, "x-service-signature-v1": [...wrongs, last].join(",") },
+        secret: secrets,
+        now: NOW_MS,
+      });
+
+    vi.mocked(createHmac).mockClear();
+    // The matching secret is the last: every one is tried, each once.
+    await expect(verifyWith(headers["x-service-signature-v1"])).resolves.toEqual(statusChanged);
+    expect(createHmac).toHaveBeenCalledTimes(secrets.length);
+
+    vi.mocked(createHmac).mockClear();
+    await expect(verifyWith(`v1=${"f".repeat(64)}`)).rejects.toMatchObject({
+      reason: "signature_mismatch",
+    });
+    expect(createHmac).toHaveBeenCalledTimes(secrets.length);
   });
 
   it("signs parts as if joined, strings as UTF-8, like the Web Crypto one", async () => {

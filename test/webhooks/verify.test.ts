@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { RESERIALIZED_HINT_MAX_DEPTH } from "../../src/webhooks/errors.js";
 import { signWebhook, verifyWebhook, WebhookVerificationError } from "../../src/webhooks/index.js";
+import { MAX_SIGNATURE_CANDIDATES } from "../../src/webhooks/verify.js";
+import { nestedJson, VERY_DEEP } from "../helpers/nested-json.js";
 import {
   documentsAvailable,
   NOW_MS,
@@ -260,6 +263,35 @@ describe("verifyWebhook headers", () => {
     expect(error.reason).toBe("signature_mismatch");
   });
 
+  it("accepts a valid signature as the last of MAX_SIGNATURE_CANDIDATES v1= values, and refuses one value more as malformed_header", async () => {
+    const wrong = (i: number) => `v1=${i.toString(16).padStart(64, "0")}`;
+    const wrongs = (n: number) => Array.from({ length: n }, (_, i) => wrong(i + 1));
+    const atCap = [...wrongs(MAX_SIGNATURE_CANDIDATES - 1), sig];
+    const pastCap = [...wrongs(MAX_SIGNATURE_CANDIDATES), sig];
+    // Joined in one header, and repeated headers as Node hands them over.
+    for (const value of [atCap.join(", "), atCap]) {
+      await expect(
+        verifyWith({ "x-service-timestamp": ts, "x-service-signature-v1": value }),
+      ).resolves.toMatchObject({ id: statusChanged.id });
+    }
+    for (const value of [pastCap.join(", "), pastCap, [sig, ...wrongs(MAX_SIGNATURE_CANDIDATES)]]) {
+      const error = await refusal(
+        verifyWith({ "x-service-timestamp": ts, "x-service-signature-v1": value }),
+      );
+      expect(error.reason).toBe("malformed_header");
+      expect(error.header).toBe("x-service-signature-v1");
+      expect(error.message).toContain(`more than ${MAX_SIGNATURE_CANDIDATES}`);
+    }
+  });
+
+  it("counts only v1= values toward MAX_SIGNATURE_CANDIDATES, not other schemes", async () => {
+    const others = Array.from({ length: MAX_SIGNATURE_CANDIDATES }, (_, i) => `v2=${i}`);
+    const v1s = Array.from({ length: MAX_SIGNATURE_CANDIDATES - 1 }, () => `v1=${"0".repeat(64)}`);
+    await expect(
+      verifyWith({ ...signed, "x-service-signature-v1": [...others, ...v1s, sig].join(" ") }),
+    ).resolves.toMatchObject({ id: statusChanged.id });
+  });
+
   it("skips signatures of other schemes beside a v1= value", async () => {
     await expect(
       verifyWith({ ...signed, "x-service-signature-v1": `v2=abc ${sig}` }),
@@ -417,6 +449,74 @@ describe("verifyWebhook payload", () => {
         now: NOW_MS,
       }),
     ).resolves.toMatchObject({ type: "retrieval_request.archived" });
+  });
+});
+
+describe("verifyWebhook deeply nested bodies", () => {
+  // Signed over another body: every call below is a signature mismatch.
+  const wrongHeaders = nodeSignedHeaders(body);
+  const mismatch = (payload: string | Uint8Array) =>
+    refusal(verifyWebhook({ payload, headers: wrongHeaders, secret: SECRET, now: NOW_MS }));
+
+  it.each(["arrays", "spaced-arrays", "objects", "event", "unclosed"] as const)(
+    "refuses %s nested 100 000 deep under a wrong signature with signature_mismatch, not a RangeError",
+    async (shape) => {
+      const text = nestedJson(VERY_DEEP, shape);
+      for (const payload of [text, new TextEncoder().encode(text)]) {
+        const error = await mismatch(payload);
+        expect(error.reason).toBe("signature_mismatch");
+        expect(error.message).not.toMatch(/re-serialized/);
+      }
+    },
+  );
+
+  it("hints re-serialization for a body nested up to the bound, and skips the check one level deeper", async () => {
+    const atBound = await mismatch(nestedJson(RESERIALIZED_HINT_MAX_DEPTH, "spaced-arrays"));
+    expect(atBound.message).toMatch(/re-serialized/);
+    const pastBound = await mismatch(nestedJson(RESERIALIZED_HINT_MAX_DEPTH + 1, "spaced-arrays"));
+    expect(pastBound.reason).toBe("signature_mismatch");
+    expect(pastBound.message).not.toMatch(/re-serialized/);
+    expect(pastBound.hints.length).toBeGreaterThan(0);
+  });
+
+  it("counts only brackets outside strings toward the bound", async () => {
+    // Brackets in a string value after an escaped backslash and quote: the body is one level deep.
+    const note = JSON.stringify(`\\"${"[{".repeat(RESERIALIZED_HINT_MAX_DEPTH)}`);
+    const text = `{ "note": ${note} }`;
+    expect(JSON.parse(text)).toBeTypeOf("object");
+    expect((await mismatch(text)).message).toMatch(/re-serialized/);
+  });
+
+  it("fails with invalid_payload for a signed body of arrays nested 100 000 deep", async () => {
+    const text = nestedJson(VERY_DEEP, "arrays");
+    const error = await refusal(
+      verifyWebhook({
+        payload: text,
+        headers: nodeSignedHeaders(text, { event: statusChanged }),
+        secret: SECRET,
+        now: NOW_MS,
+      }),
+    );
+    expect(error.reason).toBe("invalid_payload");
+  });
+
+  it("fails with invalid_payload, not the parser's RangeError, when the runtime cannot parse a signed body", async () => {
+    const text = nestedJson(VERY_DEEP, "event");
+    const headers = nodeSignedHeaders(text, { event: { id: "evt_deep", type: "webhook.test" } });
+    // V8 parses any depth; runtimes whose parser has a nesting limit throw RangeError.
+    const parse = vi.spyOn(JSON, "parse").mockImplementationOnce(() => {
+      throw new RangeError("Maximum call stack size exceeded");
+    });
+    try {
+      const error = await refusal(
+        verifyWebhook({ payload: text, headers, secret: SECRET, now: NOW_MS }),
+      );
+      expect(error.reason).toBe("invalid_payload");
+      expect(error.message).toMatch(/nested too deeply/);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 
