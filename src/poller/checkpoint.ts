@@ -8,7 +8,7 @@
  */
 import { MedRecordsError } from "../core/errors.js";
 import { IsoDateTime } from "../schemas/common.js";
-import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../schemas/webhooks.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
 
 /** The position of the catch-up poller in the event log; plain JSON, for any store. */
 export interface Checkpoint {

@@ -23,12 +23,7 @@ export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 export const WEBHOOK_AUTO_DISABLE_AFTER = 5;
 /** At most one test per webhook in this window (spec, Webhooks rule 3). */
 export const WEBHOOK_TEST_INTERVAL_MS = 10_000;
-/**
- * Largest distance between a delivery's timestamp and the receiver's clock
- * (spec, Delivery rule 3: 5 minutes). The catch-up poller allows a loaded
- * checkpoint the same distance ahead of its clock.
- */
-export const WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS = 300;
+export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
 
 const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
 const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();

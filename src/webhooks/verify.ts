@@ -3,6 +3,7 @@ import { signatureMismatchHints, toleranceError, WebhookVerificationError } from
 import type { WebhookEvent } from "./events.js";
 import { readHeaders, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./tolerance.js";
 
 export type { RawWebhookPayload } from "./raw-body.js";
 
@@ -42,8 +43,6 @@ export interface VerifyWebhookOptions {
    */
   now?: Date | number;
 }
-
-const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /**
  * Most `v1=` signatures accepted in X-Service-Signature-V1: a header with
@@ -141,7 +140,7 @@ function normalizeSecrets(secret: string | readonly string[]): readonly string[]
 }
 
 function normalizeTolerance(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_TOLERANCE_SECONDS;
+  if (value === undefined) return WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
     throw new TypeError("verifyWebhook: `toleranceSeconds` must be a number of seconds >= 0");
   }
