@@ -95,7 +95,8 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       openapi_url: `${server.url}/v2/openapi.json`,
       ...(seeded === undefined ? {} : { seeded }),
     };
-    io.stdout(flags.json ? `${JSON.stringify(details)}\n` : describe(details));
+    // Awaited: a reader already gone ends the command (the server closes below) instead of serving unseen.
+    await io.stdout(flags.json ? `${JSON.stringify(details)}\n` : describe(details));
     await aborted(io.signal);
   } finally {
     await server.close();
