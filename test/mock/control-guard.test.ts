@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { isLoopbackHost } from "../../src/mock/control-guard.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 
 const START = "2026-03-01T10:00:00.000Z";
@@ -196,6 +197,28 @@ describe("the control API on loopback", () => {
       host: "evil.example",
     });
     expect(answer.status).toBe(200);
+  });
+});
+
+describe("which listening addresses are loopback (no warning from medrecords mock --host)", () => {
+  it.each([
+    ["127.0.0.1", true],
+    ["127.255.0.9", true],
+    ["::1", true],
+    ["[::1]", true],
+    ["0:0:0:0:0:0:0:1", true],
+    ["localhost", true],
+    ["LOCALHOST", true],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["", false],
+    ["128.0.0.1", false],
+    ["192.168.1.5", false],
+    ["::2", false],
+    ["localhost.evil.example", false],
+    ["127.0.0.1.evil.example", false],
+  ])("%j: %s", (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
   });
 });
 
