@@ -1,13 +1,17 @@
 /** The `medrecords` bin: runs `main` with the process's streams, environment and signals. */
 import { main } from "./cli/main.js";
+import { processOutput } from "./cli/process-output.js";
 
 const controller = new AbortController();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => controller.abort());
 }
+// A reader that closes either stream ends the command cleanly instead of crashing it (EPIPE).
+const stdout = processOutput(process.stdout);
+const stderr = processOutput(process.stderr);
 main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout,
+  stderr: (text) => void stderr(text),
   env: process.env,
   signal: controller.signal,
 }).then((code) => {

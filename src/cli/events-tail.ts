@@ -27,6 +27,7 @@ import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { type AnyEvent, EVENT_LOG_TYPES, EVENT_TYPE_FILTER_MAX } from "../schemas/event-list.js";
 import { parseFlags, shown } from "./args.js";
+import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords events tail --help";
@@ -80,11 +81,15 @@ ${EVENT_LOG_TYPES.map((type) => `  ${type}`).join("\n")}
 
 An event prints at least once: after a crash or kill -9 (not after Ctrl-C),
 the events of the last unsaved page can print again; use the event id to
-skip them.
+skip them. When the reader of the output goes away (| head -1), the command
+ends at its next line, which counts as unprinted and prints again on the next
+run with the same --checkpoint; lines already written into the pipe count as
+printed, read or not.
 
-Exit status: 0 when --once caught up or a signal stopped it; 1 when the
-service refused the key or the request, could not be reached, or the
-checkpoint file could not be read or written; 2 on a usage mistake.
+Exit status: 0 when --once caught up, a signal stopped it or its output was
+closed; 1 when the service refused the key or the request, could not be
+reached, or the checkpoint file could not be read or written; 2 on a usage
+mistake.
 
 Examples:
   read -rs MEDRECORDS_API_KEY && export MEDRECORDS_API_KEY   # paste it: not echoed, not in history
@@ -155,8 +160,12 @@ export async function eventsTail(
       ? memoryCheckpoint()
       : describedStore(fileCheckpoint(options.checkpointPath), options.checkpointPath);
 
-  const print = (event: AnyEvent) =>
-    io.stdout(`${options.json ? JSON.stringify(event) : humanLine(event)}\n`);
+  // Awaited, so that an event counts as processed (and the checkpoint passes
+  // it) only once its line went out: a line the closed pipe refused prints
+  // again on the next run.
+  const print = async (event: AnyEvent) => {
+    await io.stdout(`${options.json ? JSON.stringify(event) : humanLine(event)}\n`);
+  };
   const warn = (gap: EventLogGap) =>
     io.stderr(
       `medrecords events tail: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's 30-day retention, so events before ${gap.oldestAvailable} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${gap.oldestAvailable}.\n`,
@@ -196,6 +205,8 @@ export async function eventsTail(
     }
     return 0;
   } catch (error) {
+    // The reader closed the output: the poller saved the checkpoint of what was printed; main exits 0.
+    if (error instanceof OutputClosedError) throw error;
     // A request cut short by the signal: what was printed is saved.
     if (signal.aborted && !(error instanceof CommandError)) return 0;
     throw failure(error, mr.baseUrl, redact);

@@ -3,6 +3,7 @@ import { VERSION } from "../internal/version.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { mockCommand } from "./mock-command.js";
 import { openApiCommand } from "./openapi-command.js";
+import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const HELP = `medrecords: tools for the Medical Record Retrieval API v2
@@ -47,6 +48,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     return await run(rest, io);
   } catch (error) {
+    // The reader has had enough (`| head`): not a failure, and nobody to tell.
+    if (error instanceof OutputClosedError) return 0;
     // One line, never a stack: these are for people at a terminal and for CI logs.
     if (error instanceof UsageError) {
       io.stderr(`medrecords: ${error.message}\n`);

@@ -4,6 +4,7 @@
  * this process), and stops cleanly on SIGINT/SIGTERM, freeing its ports.
  */
 import { readFile } from "node:fs/promises";
+import { isLoopbackHost } from "../mock/control-guard.js";
 import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
 import type { Scope } from "../mock/model/api-keys.js";
 import { SCOPES } from "../schemas/scopes.js";
@@ -17,7 +18,9 @@ over HTTP, with the control API under /__mock/, until interrupted.
 
 Options:
   --port <n>             API port (0 picks a free one)              [default: 4010]
-  --host <address>       address to listen on; keep it on loopback  [default: 127.0.0.1]
+  --host <address>       address to listen on; keep it on loopback: the
+                         control API mints keys without authentication
+                                                                    [default: 127.0.0.1]
   --storage-port <n>     port of presigned upload/download URLs     [default: a free port]
   --scopes <list>        comma-separated scopes of the printed key  [default: every scope]
   --seed <file.json>     objects to create at start (see docs/reference-server.md)
@@ -63,13 +66,14 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
     throw new UsageError(`--now must be an ISO 8601 date, not "${flags.now}"`);
   }
   const seed = flags.seed === undefined ? undefined : await readSeed(flags.seed);
+  const host = flags.host ?? "127.0.0.1";
 
   let server: MockServer;
   try {
     server = await startMockServer({
       port,
       storagePort,
-      host: flags.host ?? "127.0.0.1",
+      host,
       delivery,
       allowPrivateWebhookUrls: flags["allow-private-webhook-urls"] ?? false,
       ...((flags.now ?? seed?.now) === undefined ? {} : { now: flags.now ?? seed?.now }),
@@ -78,6 +82,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
     if (error instanceof MockServerListenError) throw new CommandError(error.message);
     throw error;
   }
+  if (!isLoopbackHost(host)) io.stderr(exposedWarning(host));
   try {
     const apiKey = server.apiKeys.create(scopes === undefined ? {} : { scopes });
     const seeded = seed === undefined ? undefined : await applySeed(server, flags.seed ?? "", seed);
@@ -90,12 +95,17 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       openapi_url: `${server.url}/v2/openapi.json`,
       ...(seeded === undefined ? {} : { seeded }),
     };
-    io.stdout(flags.json ? `${JSON.stringify(details)}\n` : describe(details));
+    // Awaited: a reader already gone ends the command (the server closes below) instead of serving unseen.
+    await io.stdout(flags.json ? `${JSON.stringify(details)}\n` : describe(details));
     await aborted(io.signal);
   } finally {
     await server.close();
   }
   return 0;
+}
+
+function exposedWarning(host: string): string {
+  return `medrecords mock: warning: listening on ${host}, not on loopback. The control API (/__mock/) has no authentication and mints API keys: anyone who can reach this port controls the mock and reads its delivery inbox. Use --host 127.0.0.1 unless other machines must reach it.\n`;
 }
 
 function scopesFlag(value: string | undefined): Scope[] | undefined {

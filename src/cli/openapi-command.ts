@@ -28,7 +28,7 @@ export async function openApiCommand(argv: string[], io: CommandIo): Promise<num
   }
   const text = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
   if (flags.output === undefined) {
-    io.stdout(text);
+    await io.stdout(text);
     return 0;
   }
   try {

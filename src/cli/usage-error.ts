@@ -16,7 +16,12 @@ export class CommandError extends Error {
 
 /** What a command writes to, so tests can run it in-process. */
 export interface CommandIo {
-  stdout: (text: string) => void;
+  /**
+   * Writes to standard output. A promise, when there is one, settles once the
+   * text went out: rejected with `OutputClosedError` when the reader closed the
+   * output. Await it where what was printed matters; it is safe to ignore.
+   */
+  stdout: (text: string) => void | Promise<void>;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
   /** Aborted on SIGINT/SIGTERM: a long-running command stops cleanly and resolves. */

@@ -5,6 +5,12 @@
  */
 
 export interface MockClock {
+  /**
+   * How the clock moves. `"manual"`, the only mode today: it stands still
+   * until `advance()` or `set()` moves it, so waiting for real never lets a
+   * time limit pass; messages that say "retry after N s" say so.
+   */
+  readonly mode: MockClockMode;
   /** The current mock time (a fresh Date each call). */
   now(): Date;
   /**
@@ -21,6 +27,19 @@ export interface MockClock {
    * now or earlier runs on the next `advance()` (even `advance(0)`).
    */
   schedule(atMs: number, task: () => void): void;
+}
+
+/** See `MockClock.mode`. */
+export type MockClockMode = "manual";
+
+/**
+ * The end of a 429's message: how to let `seconds` pass on `clock`. On a
+ * manual clock, waiting does nothing; the message says how to move it.
+ */
+export function retryAfterHint(clock: MockClock, seconds: number): string {
+  return clock.mode === "manual"
+    ? `retry after ${seconds} s of the mock's clock, which is manual (it stands still until advanced): advance it with mock.clock.advance("${seconds}s") or POST /__mock/clock/advance`
+    : `retry in ${seconds} s`;
 }
 
 const UNIT_MS: Record<string, number> = {
@@ -110,6 +129,7 @@ export function createMockClock(initial: Date | string | number): MockClock {
   }
 
   return {
+    mode: "manual",
     now: () => new Date(currentMs),
     advance(by) {
       moveTo(currentMs + parseDuration(by));

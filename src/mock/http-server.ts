@@ -14,8 +14,9 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createControlApi } from "./control-api.js";
+import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
-import { jsonTextOf } from "./handlers/shared.js";
+import { apiErrorReply, jsonTextOf, toResponse } from "./handlers/shared.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
@@ -38,7 +39,11 @@ export interface MockServerOptions extends Omit<MockServiceOptions, "baseUrl" | 
   port?: number;
   /**
    * Address to listen on. Keep it on loopback: the control API has no
-   * authentication, and anyone who reaches it can read the delivery inbox.
+   * authentication, and anyone who reaches it can mint keys and read the
+   * delivery inbox. The control API answers only requests whose `Host` names
+   * this address (on loopback also `localhost`, `127.0.0.1` and `[::1]`; on
+   * `0.0.0.0` or `::` also the machine's host name and interface addresses)
+   * with the API's port, and refuses requests from web pages of other origins.
    * @default "127.0.0.1"
    */
   host?: string;
@@ -92,7 +97,7 @@ export async function startMockServerInternal(
   checkPort(storagePort, "storagePort");
 
   let service: MockServiceCore | undefined;
-  let control: ((request: Request, url: URL) => Promise<Response>) | undefined;
+  let control: ControlHandler | undefined;
   let direct: DirectHandler | undefined;
   const listener = (kind: "api" | "storage") => (req: IncomingMessage, res: ServerResponse) => {
     if (service === undefined || control === undefined) {
@@ -125,7 +130,7 @@ export async function startMockServerInternal(
     },
     internal,
   );
-  control = createControlApi(service);
+  control = guarded(createControlApi(service), controlGuard(host, apiPort));
   direct = directHandlerOf(service);
 
   let closing: Promise<void> | undefined;
@@ -139,6 +144,26 @@ export async function startMockServerInternal(
       return closing;
     },
   });
+}
+
+/** The control API, answering a request on the API port; `req` carries what the socket received. */
+type ControlHandler = (request: Request, url: URL, req: IncomingMessage) => Promise<Response>;
+
+/**
+ * The control API behind its Host and Origin check. Here and not in the
+ * control API itself: only the HTTP adapter knows the address it listens on.
+ */
+function guarded(
+  control: (request: Request, url: URL) => Promise<Response>,
+  guard: ControlGuard,
+): ControlHandler {
+  return (request, url, req) => {
+    // An absolute-form target (`POST http://host/__mock/...`) names the host itself; Host is then ignored (RFC 9112, 3.2.2).
+    const host = req.url?.startsWith("/") === false ? url.host : req.headers.host;
+    const refusal = guard({ host, origin: req.headers.origin });
+    if (refusal !== undefined) return Promise.resolve(toResponse(apiErrorReply(refusal)));
+    return control(request, url);
+  };
 }
 
 function checkPort(port: number, option: string): void {
@@ -190,7 +215,7 @@ function displayHost(host: string): string {
 async function serve(
   kind: "api" | "storage",
   service: MockServiceCore,
-  control: (request: Request, url: URL) => Promise<Response>,
+  control: ControlHandler,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -220,7 +245,7 @@ async function serve(
   try {
     const isControl =
       kind === "api" && (url.pathname === "/__mock" || url.pathname.startsWith("/__mock/"));
-    const response = isControl ? await control(request, url) : await service.handle(request);
+    const response = isControl ? await control(request, url, req) : await service.handle(request);
     if (response === undefined) {
       res.writeHead(404).end();
       return;

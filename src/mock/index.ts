@@ -5,7 +5,7 @@
  *
  * @module medrecords/mock
  */
-export type { MockClock } from "./clock.js";
+export type { MockClock, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {
   MockFaultConfig,

@@ -201,6 +201,40 @@ describe("medrecords mock in a child process", () => {
     await expect(exited).resolves.toMatchObject({ code: 0 });
   });
 
+  const WARNS = "warns on stderr that anyone reaching the port controls the mock";
+  const SILENT = "prints no warning (loopback)";
+  it.each([
+    ["0.0.0.0", WARNS],
+    ["localhost", SILENT],
+    ["127.0.0.1", SILENT],
+  ])("--host %s %s", async (host, outcome) => {
+    const { child, firstLine, exited } = await startCli([
+      "mock",
+      "--port",
+      "0",
+      "--json",
+      "--host",
+      host,
+    ]);
+    cleanups.push(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    expect(JSON.parse(firstLine).base_url).toMatch(/^http:/);
+    child.kill("SIGTERM");
+    const run = await exited;
+    expect(run.code).toBe(0);
+    if (outcome === WARNS) {
+      expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^medrecords mock: warning: listening on ${host}, not on loopback\\..*no authentication.*anyone who can reach this port controls the mock`,
+        ),
+      );
+    } else {
+      expect(run.stderr).toBe("");
+    }
+  });
+
   it("creates what a seed file holds and prints the seeded webhook's secret", async () => {
     const dir = await useTempDir();
     const seed = `${dir}/seed.json`;

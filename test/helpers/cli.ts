@@ -32,8 +32,10 @@ export async function runCli(
 /** Starts the CLI and resolves with it once its first stdout line arrived. */
 export async function startCli(
   args: string[],
+  env: Record<string, string | undefined> = {},
 ): Promise<{ child: ChildProcess; firstLine: string; exited: Promise<CliRun> }> {
   const child = spawn(process.execPath, [await cliPath(), ...args], {
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = finished(child);
@@ -49,6 +51,40 @@ export async function startCli(
     );
   });
   return { child, firstLine, exited };
+}
+
+/** Runs the CLI with its stdout a pipe whose reader is gone before the CLI writes anything. */
+export async function runCliWithoutReader(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, [await cliPath(), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = finished(child);
+  child.stdout?.destroy();
+  return exited;
+}
+
+/**
+ * Runs `medrecords <args> | <reader>` in bash (e.g. reader `head -c 10`): a
+ * real pipe, as a shell makes it (child-process stdio in Node are socket
+ * pairs, whose larger buffers would take the whole output before the reader
+ * could close them). `code` and `stderr` are the CLI's (its exit status from
+ * PIPESTATUS); `stdout` is what the reader printed.
+ */
+export async function runCliPipedTo(
+  args: string[],
+  reader: string,
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
+  const script = `"$@" | ${reader}; exit "\${PIPESTATUS[0]}"`;
+  const child = spawn("bash", ["-c", script, "bash", process.execPath, await cliPath(), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return finished(child);
 }
 
 function finished(child: ChildProcess): Promise<CliRun> {

@@ -439,6 +439,22 @@ describe("the test operation (spec, Webhooks rule 3)", () => {
     expect(mock.deliveries.inbox).toHaveLength(3);
   });
 
+  it("the 429 says the clock is manual and how to advance it, since waiting never clears it", async () => {
+    const { api, mock } = inboxSetup();
+    expect(mock.clock.mode).toBe("manual");
+    const hook = await createWebhook(api);
+    expect((await api.post(`/v2/webhooks/${hook.id}/test`)).status).toBe(200);
+    mock.clock.advance("3s");
+    const refused = await api.post(`/v2/webhooks/${hook.id}/test`);
+    expect(expectError(refused, 429, "rate_limited")).toBe(
+      'A webhook can be tested once every 10 seconds; retry after 7 s of the mock\'s clock, which is manual (it stands still until advanced): advance it with mock.clock.advance("7s") or POST /__mock/clock/advance.',
+    );
+    expect(refused.headers.get("retry-after")).toBe("7");
+    // Doing what it says clears it.
+    mock.clock.advance("7s");
+    expect((await api.post(`/v2/webhooks/${hook.id}/test`)).status).toBe(200);
+  });
+
   it("works on a disabled webhook and changes no health field; refuses a body", async () => {
     const { api, mock } = inboxSetup();
     const created = await createWebhook(api);

@@ -14,6 +14,7 @@ import {
   type WebhookTestResult,
   type WebhookUpdate,
 } from "../../schemas/webhooks.js";
+import { retryAfterHint } from "../clock.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { noteAttempt, recordAttempt, sendAttempt, toOutgoing, track } from "./delivery.js";
 import { randomBase62 } from "./ids.js";
@@ -145,7 +146,7 @@ export async function testWebhook(
     throw new MockApiError(
       429,
       "rate_limited",
-      `A webhook can be tested once every ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds; retry in ${retryAfter} s.`,
+      `A webhook can be tested once every ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds; ${retryAfterHint(ctx.clock, retryAfter)}.`,
       { "retry-after": String(retryAfter) },
     );
   }
