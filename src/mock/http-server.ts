@@ -16,14 +16,10 @@ import { pipeline } from "node:stream/promises";
 import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
-import { apiErrorReply, jsonTextOf, toResponse } from "./handlers/shared.js";
+import { apiErrorReply, toResponse } from "./handlers/shared.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
-  type DirectAnswer,
-  type DirectHandler,
-  type DirectRequest,
-  directHandlerOf,
   type InternalMockServiceOptions,
   type MockServiceCore,
   type MockServiceOptions,
@@ -98,13 +94,9 @@ export async function startMockServerInternal(
 
   let service: MockServiceCore | undefined;
   let control: ControlHandler | undefined;
-  let direct: DirectHandler | undefined;
   const listener = (kind: "api" | "storage") => (req: IncomingMessage, res: ServerResponse) => {
     if (service === undefined || control === undefined) {
       res.writeHead(503, { "content-type": "application/json", "retry-after": "1" }).end();
-      return;
-    }
-    if (kind === "api" && direct !== undefined && serveDirect(service.baseUrl, direct, req, res)) {
       return;
     }
     serve(kind, service, control, req, res);
@@ -131,7 +123,6 @@ export async function startMockServerInternal(
     internal,
   );
   control = guarded(createControlApi(service), controlGuard(host, apiPort));
-  direct = directHandlerOf(service);
 
   let closing: Promise<void> | undefined;
   return Object.assign(service, {
@@ -274,100 +265,6 @@ function failed(res: ServerResponse, error: unknown): void {
   }
 }
 
-/**
- * The direct path: a GET or HEAD to the API (not the control API) served
- * without undici Request and Response objects, which cost more than the
- * service's own work, and written in one `writeHead` + `end`. The same bytes
- * as `serve()` writes. False, having done nothing, for any other request and
- * while faults are configured: `serve()` answers it.
- */
-function serveDirect(
-  origin: string,
-  direct: DirectHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-): boolean {
-  const method = req.method;
-  if (method !== "GET" && method !== "HEAD") return false;
-  let url: URL;
-  try {
-    url = new URL(req.url ?? "/", origin);
-  } catch {
-    return false;
-  }
-  // Another origin (an absolute-form target) or credentials, which a Request refuses: serve() decides.
-  if (url.origin !== origin || url.username !== "" || url.password !== "") return false;
-  const path = url.pathname;
-  if (path === "/__mock" || path.startsWith("/__mock/")) return false;
-  let answer: ReturnType<DirectHandler>;
-  try {
-    answer = direct(new NodeDirectRequest(method, url, req));
-  } catch (error) {
-    failed(res, error);
-    return true;
-  }
-  if (answer === undefined) return false;
-  if (answer instanceof Promise) {
-    answer.then(
-      (settled) => writeDirect(res, settled),
-      (error) => failed(res, error),
-    );
-  } else {
-    writeDirect(res, answer);
-  }
-  return true;
-}
-
-function writeDirect(res: ServerResponse, answer: DirectAnswer | Response): void {
-  if (answer instanceof Response) {
-    writeResponse(res, answer, true).catch((error) => failed(res, error));
-    return;
-  }
-  const headers = answer.headers;
-  headers.push("content-length", String(Buffer.byteLength(answer.body)));
-  res.writeHead(answer.status, headers);
-  res.end(answer.body);
-}
-
-/** An IncomingMessage as the service's direct path reads it. */
-class NodeDirectRequest implements DirectRequest {
-  readonly method: string;
-  readonly url: URL;
-  readonly #req: IncomingMessage;
-  #request: Request | undefined;
-
-  constructor(method: string, url: URL, req: IncomingMessage) {
-    this.method = method;
-    this.url = url;
-    this.#req = req;
-  }
-
-  header(name: string): string | null {
-    // As Headers.get: every field of that name, case-insensitively, trimmed, joined with ", ".
-    const raw = this.#req.rawHeaders;
-    let value: string | null = null;
-    for (let i = 0; i < raw.length; i += 2) {
-      const key = raw[i] as string;
-      if (key.length !== name.length || key.toLowerCase() !== name) continue;
-      const field = trimHttpWhitespace(raw[i + 1] as string);
-      value = value === null ? field : `${value}, ${field}`;
-    }
-    return value;
-  }
-
-  toRequest(): Request {
-    this.#request ??= toRequest(this.#req, this.url);
-    return this.#request;
-  }
-}
-
-/** Leading and trailing HTTP whitespace (tab, LF, CR, space) off, as Headers normalizes a value. */
-function trimHttpWhitespace(value: string): string {
-  return /^[\t\n\r ]|[\t\n\r ]$/.test(value)
-    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "")
-    : value;
-}
-
 function toRequest(req: IncomingMessage, url: URL, signal?: AbortSignal): Request {
   // Pairs, which the Request fills its own Headers from (a Headers here would be copied once more).
   const headers: [string, string][] = [];
@@ -418,11 +315,8 @@ async function writeResponse(
     return;
   }
   if (whole) {
-    const text = jsonTextOf(response);
-    const body = text === undefined ? new Uint8Array(await response.arrayBuffer()) : text;
-    headers["content-length"] = String(
-      typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
-    );
+    const body = new Uint8Array(await response.arrayBuffer());
+    headers["content-length"] = String(body.byteLength);
     res.writeHead(response.status, headers);
     res.end(body);
     return;

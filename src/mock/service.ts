@@ -6,7 +6,7 @@ import {
   type ApiCall,
   type ApiRoute,
   apiErrorReply,
-  JsonReply,
+  type JsonReply,
   json,
   type Reply,
   type StorageRoute,
@@ -133,49 +133,6 @@ export interface MockService extends MockServiceCore {
 // The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
 const contexts = new WeakMap<MockServiceCore, ModelContext>();
 
-/**
- * A GET or HEAD to the API origin as the HTTP server has it, for the direct
- * path ({@link directHandlerOf}): no undici Request is built unless
- * something asks for one.
- */
-export interface DirectRequest {
-  /** `GET` or `HEAD`. */
-  readonly method: string;
-  /** The request's address, on the API origin. */
-  readonly url: URL;
-  /** A header's value as `Headers.get` gives it: repeated headers joined with ", ". */
-  header(name: string): string | null;
-  /** The same request as a `Request` (without a body), built once on first use. */
-  toRequest(): Request;
-}
-
-/**
- * A JSON answer ready to write: `headers` as name, value, name, value...
- * (lower case, in the order a Response's headers iterate, i.e. sorted),
- * without Content-Length.
- */
-export interface DirectAnswer {
-  readonly status: number;
-  readonly headers: string[];
-  readonly body: string;
-}
-
-/**
- * Serves a request without undici Request and Response objects when it
- * can: undefined when the request must take `handle()` instead (faults are
- * configured for the API origin); a Response when a handler answered with one.
- */
-export type DirectHandler = (
-  request: DirectRequest,
-) => DirectAnswer | Response | Promise<DirectAnswer | Response> | undefined;
-
-const directHandlers = new WeakMap<MockServiceCore, DirectHandler>();
-
-/** The direct path of a service, for the HTTP server (not exported from medrecords/mock). */
-export function directHandlerOf(mock: MockServiceCore): DirectHandler | undefined {
-  return directHandlers.get(mock);
-}
-
 /** The model context of a service made by `createMockService` or `startMockServer`. */
 export function contextOf(mock: MockServiceCore): ModelContext {
   const ctx = contexts.get(mock);
@@ -220,25 +177,17 @@ export function createMockServiceCore(
 
   // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
   // query, body; its handler then finds and applies the model's rules.
-  // `source` gives the Request, only when a handler reads it (a body, for one).
-  function serveApi(
-    method: string,
-    url: URL,
-    authorization: string | null,
-    source: { toRequest(): Request },
-    requestId: string,
-  ): Reply | Promise<Reply> {
+  function serveApi(request: Request, url: URL, requestId: string): Reply | Promise<Reply> {
+    const method = request.method;
     // The API's description is public, as a real service's would be: tools read it without a key.
     if (method === "GET" && url.pathname === OPENAPI_PATH) {
       return json(200, openApiDocument());
     }
-    const apiKey = keys.authenticate(authorization);
+    const apiKey = keys.authenticate(request.headers.get("authorization"));
     const match = api.match(method, url.pathname);
     if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
     const call: ApiCall = {
-      get request() {
-        return source.toRequest();
-      },
+      request,
       url,
       params: match.params,
       apiKey,
@@ -273,61 +222,8 @@ export function createMockServiceCore(
     };
     // A dropped connection comes back as Response.error() (see faults.ts).
     return faults.serve(request, isApi, answer, async () =>
-      isApi
-        ? serveApi(
-            request.method,
-            url,
-            request.headers.get("authorization"),
-            { toRequest: () => request },
-            requestId,
-          )
-        : serveStorage(request, url),
+      isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
     );
-  }
-
-  // handle() for a GET or HEAD to the API origin, with the same checks, headers and hook,
-  // minus the Request and Response objects: what the HTTP server serves most.
-  function direct(request: DirectRequest): ReturnType<DirectHandler> {
-    // Faults wrap handle(); with none configured for the API, serving directly is the same.
-    if (!faults.idle(true)) return undefined;
-    const requestId = newRequestId();
-    let reply: Reply | Promise<Reply>;
-    try {
-      reply = serveApi(
-        request.method,
-        request.url,
-        request.header("authorization"),
-        request,
-        requestId,
-      );
-    } catch (error) {
-      reply = errorReply(error);
-    }
-    if (reply instanceof JsonReply) return directAnswer(request, reply, requestId);
-    return Promise.resolve(reply).then(
-      (settled) => directAnswer(request, settled, requestId),
-      (error) => directAnswer(request, errorReply(error), requestId),
-    );
-  }
-
-  function directAnswer(
-    request: DirectRequest,
-    reply: Reply,
-    requestId: string,
-  ): DirectAnswer | Response {
-    const date = clock.now().toUTCString();
-    if (!(reply instanceof JsonReply) || internal.onApiResponse !== undefined) {
-      const response = toResponse(reply);
-      response.headers.set("x-request-id", requestId);
-      response.headers.set("date", date);
-      internal.onApiResponse?.(request.toRequest(), response);
-      if (!(reply instanceof JsonReply)) return response;
-    }
-    return {
-      status: reply.status,
-      headers: directHeaders(reply, requestId, date),
-      body: reply.text,
-    };
   }
 
   async function mockFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -371,24 +267,7 @@ export function createMockServiceCore(
     },
   };
   contexts.set(service, ctx);
-  directHandlers.set(service, direct);
   return service;
-}
-
-/** The headers `toResponse()` plus handle()'s stamps give a JSON reply, as they iterate: sorted. */
-function directHeaders(reply: JsonReply, requestId: string, date: string): string[] {
-  if (reply.headers === undefined) {
-    return ["content-type", "application/json", "date", date, "x-request-id", requestId];
-  }
-  const all: Record<string, string> = {
-    "content-type": "application/json",
-    ...reply.headers,
-    date,
-    "x-request-id": requestId,
-  };
-  const out: string[] = [];
-  for (const name of Object.keys(all).sort()) out.push(name, all[name] as string);
-  return out;
 }
 
 function errorReply(error: unknown): JsonReply {

@@ -39,10 +39,8 @@ export interface StorageRoute {
 }
 
 /**
- * A JSON answer before it becomes a `Response`: what `json()` gives. The
- * HTTP server writes it as it is (building an undici Response and reading it
- * back costs more than serving a GET); `toResponse()` makes the Response
- * that `handle()` and MSW answer with.
+ * A JSON answer before it becomes a `Response`: what `json()` gives, and
+ * `toResponse()` turns into the Response that `handle()` answers with.
  */
 export class JsonReply {
   readonly status: number;
@@ -60,9 +58,6 @@ export class JsonReply {
 /** What a handler answers: a JSON document, or a Response for anything else (204, a download). */
 export type Reply = JsonReply | Response;
 
-/** The text of each JSON answer turned Response, so that the HTTP server writes it without reading the body back. */
-const jsonTexts = new WeakMap<Response, string>();
-
 export function json(status: number, body: unknown): JsonReply {
   return new JsonReply(status, JSON.stringify(body));
 }
@@ -77,13 +72,7 @@ export function toResponse(reply: Reply): Response {
   if (reply.headers !== undefined) {
     for (const [name, value] of Object.entries(reply.headers)) response.headers.set(name, value);
   }
-  jsonTexts.set(response, reply.text);
   return response;
-}
-
-/** The body of a JSON answer as text; undefined for any other response. */
-export function jsonTextOf(response: Response): string | undefined {
-  return jsonTexts.get(response);
 }
 
 /** The spec's error body `{ error: { code, message } }` with the error's extra headers. */
