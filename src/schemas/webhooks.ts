@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
+import { hasUserInfo, uriProblem } from "./uri.js";
 
 /** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
 export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
@@ -32,18 +33,31 @@ export const WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
 const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();
-// fetch refuses an address with credentials, so such a webhook could never be delivered.
+// An absolute ASCII URI (RFC 3986), http or https, without user info: the
+// client and the reference server share this schema (docs/spec-decisions.md,
+// Webhook management). fetch refuses an address with credentials, so such a
+// webhook could never be delivered.
 const url = z
   .url({ protocol: /^https?$/, error: "Invalid URL: expected an absolute http or https URL" })
   .max(WEBHOOK_URL_MAX)
-  .refine((value) => {
-    try {
-      const parsed = new URL(value);
-      return parsed.username === "" && parsed.password === "";
-    } catch {
-      return true; // reported by z.url() already
+  .superRefine((value, ctx) => {
+    // A value WHATWG parsing refuses is reported by z.url() already.
+    if (!canParse(value)) return;
+    const problem = uriProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    else if (hasUserInfo(value)) {
+      ctx.addIssue({ code: "custom", message: "Must not contain a user name or password" });
     }
-  }, "Must not contain a user name or password");
+  });
+
+function canParse(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
 // A webhook's URL as the service answers it: a URI in the OpenAPI document, a
 // plain string when parsing (the rule is the service's to enforce on input).
@@ -109,7 +123,11 @@ export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
     /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
     name,
-    /** A public http or https address without credentials, up to 2048 characters. */
+    /**
+     * A public http or https address: an absolute ASCII URI (RFC 3986, so
+     * spaces and non-ASCII characters percent-encoded, an international host
+     * in its `xn--` form) without credentials, up to 2048 characters.
+     */
     url,
     /** At least one; duplicates are stored once. */
     events,
@@ -153,7 +171,7 @@ export const WebhookUpdate = overLengthAsInvalidRequest(
     .strictObject({
       /** 1 to 100 characters, unique within the organization. */
       name: name.optional(),
-      /** A public http or https address without credentials, up to 2048 characters. */
+      /** As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials. */
       url: url.optional(),
       /** Replaces the subscribed types; at least one. */
       events: events.optional(),

@@ -458,8 +458,6 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
           events: ["retrieval_request.status_changed"],
         },
         why: "url not an ASCII URI",
-        // awaiting h13-decisions: the server accepts an IRI today and echoes it, which is not a `uri`.
-        awaiting: "h13-decisions: webhook URLs must be absolute ASCII URIs",
       },
       { method: "GET", path: "/v2/webhooks", anonymous: true, why: "no API key" },
       { method: "GET", path: wh, anonymous: true, why: "no API key" },
