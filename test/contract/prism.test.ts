@@ -369,8 +369,6 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
         body: JSON.stringify({ title: "t", client_name: "c" }),
         contentType: "text/plain",
         why: "a JSON body sent as text/plain",
-        // awaiting h13-decisions: 415 unsupported_media_type for a body that is not JSON; the server takes it today.
-        awaiting: "h13-decisions: 415 for a non-JSON Content-Type",
       },
       { method: "GET", path: "/v2/cases?limit=0", why: "limit below 1" },
       { method: "GET", path: `/v2/cases/${kase.id}`, anonymous: true, why: "no API key" },

@@ -25,8 +25,8 @@ import {
   pageOf,
   parseJsonBody,
   readBody,
+  readJsonText,
   readQuery,
-  readText,
 } from "./shared.js";
 
 // The message is judged by the action-response rules (400 action_response_rejected),
@@ -69,7 +69,7 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       async handle({ request, url, apiKey }) {
         readQuery(url, NoQuery);
         // Read once, within the size limit, for the scope check and then validation.
-        const text = await readText(request);
+        const text = await readJsonText(request);
         requireInlineScopes(text, apiKey);
         const body = parseJsonBody(text, RetrievalRequestCreate);
         return json(201, createRetrievalRequest(ctx, body));
