@@ -366,7 +366,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     status: 200,
     response: ActionRequestAnswer,
     errors: {
-      400: "`validation_error` when the body is malformed; `action_response_rejected` when the answer is refused (no open action request, an empty message, a missing or unusable attachment, a required PDF missing); the message says why.",
+      400: "`validation_error` when the body is malformed, including a `message` that is missing, not a string, or not 1 to 10000 characters after trimming; `action_response_rejected` when the answer is refused by the request's state (no open action request, a missing or unusable attachment, a required PDF missing); the message says why.",
     },
   },
 

@@ -1,4 +1,3 @@
-import * as z from "zod";
 import {
   ActionResponse,
   makeRetrievalRequestCreate,
@@ -28,10 +27,6 @@ import {
   readJsonText,
   readQuery,
 } from "./shared.js";
-
-// The message is judged by the action-response rules (400 action_response_rejected),
-// so the body's shape alone is validated here.
-const ActionResponseBody = ActionResponse.extend({ message: z.string() });
 
 /** Combination rules (spec, Authentication): each inline resource needs its family's write scope. */
 const INLINE_CASE: AdditionalScope = { scope: "cases:write", when: "with an inline `case`" };
@@ -135,7 +130,7 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       scope: "retrievals:write",
       async handle({ request, url, params, apiKey, requestId }) {
         readQuery(url, NoQuery);
-        const body = await readBody(request, ActionResponseBody);
+        const body = await readBody(request, ActionResponse);
         return json(
           200,
           respondToActionRequest(ctx, params.retrieval_request_id as string, body, {
