@@ -164,7 +164,8 @@ export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 
 /**
  * Request body of a partial webhook update: at least one property. Setting
- * `is_enabled: true` also resets `consecutive_failures` and clears `auto_disabled_at`.
+ * `is_enabled: true` on a disabled webhook also resets `consecutive_failures`
+ * and clears `auto_disabled_at`; on an enabled one it changes neither.
  */
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
@@ -177,7 +178,7 @@ export const WebhookUpdate = overLengthAsInvalidRequest(
       events: events.optional(),
       /** Up to 500 characters; null clears it. */
       description: description.optional(),
-      /** False stops deliveries; true resumes them and resets the failure count. */
+      /** False stops deliveries; true resumes them, resetting the failure count when it was disabled. */
       is_enabled: z.boolean().optional(),
     })
     .refine(

@@ -254,6 +254,32 @@ describe("auto-disable (spec, Delivery rule 6 and States)", () => {
     expect(receiver.received.at(-1)!.headers["x-webhook-event-id"]).toBe(seventh.id);
   });
 
+  it("is_enabled: true on an enabled webhook keeps its failure count; only disabled to enabled resets it", async () => {
+    const hook = await createWebhook(api, { url: receiver.url });
+    for (let n = 1; n <= 4; n++) await emit(n);
+    await drainRetries();
+    const kept = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: true });
+    expect(kept.body).toMatchObject({ is_enabled: true, consecutive_failures: 4 });
+    // The fifth failed event still disables it: the count was not wiped.
+    await emit(5);
+    await drainRetries();
+    const disabled = await readWebhook(api, hook.id);
+    expect(disabled).toMatchObject({ is_enabled: false, consecutive_failures: 5 });
+    expect(disabled.auto_disabled_at).not.toBeNull();
+    // PATCH {is_enabled: false} to a disabled webhook is no re-enable either.
+    const still = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: false });
+    expect(still.body).toMatchObject({
+      consecutive_failures: 5,
+      auto_disabled_at: disabled.auto_disabled_at,
+    });
+    const enabled = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: true });
+    expect(enabled.body).toMatchObject({
+      is_enabled: true,
+      consecutive_failures: 0,
+      auto_disabled_at: null,
+    });
+  });
+
   it("a success in between resets the count, so failures must be five in a row", async () => {
     const hook = await createWebhook(api, { url: receiver.url });
     for (let n = 1; n <= 4; n++) await emit(n);
