@@ -12,7 +12,13 @@ import {
   eventLogForTesting,
 } from "../../src/mock/testing.js";
 import { Event } from "../../src/schemas/events.js";
-import type { Webhook, WebhookDelivery, WebhookTestResult } from "../../src/schemas/webhooks.js";
+import {
+  WEBHOOK_AUTO_DISABLE_AFTER,
+  WEBHOOK_MAX_ATTEMPTS,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookTestResult,
+} from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
 import { type Api, createApi, START } from "./helpers.js";
 import {
@@ -277,6 +283,25 @@ describe("auto-disable (spec, Delivery rule 6 and States)", () => {
       is_enabled: true,
       consecutive_failures: 0,
       auto_disabled_at: null,
+    });
+  });
+
+  it("attempts in flight when the webhook is disabled do not count: the count stays as webhook.disabled reported it", async () => {
+    const hook = await createWebhook(api, { url: receiver.url });
+    // Six events at one instant: their attempts, retries included, run side by side,
+    // so the sixth event's last attempt is in flight when the fifth failure disables the webhook.
+    for (let n = 1; n <= WEBHOOK_AUTO_DISABLE_AFTER + 1; n++) {
+      emitEventForTesting(mock, EVENT, statusData(n));
+    }
+    await mock.deliveries.flush();
+    await drainRetries();
+    expect(receiver.received).toHaveLength((WEBHOOK_AUTO_DISABLE_AFTER + 1) * WEBHOOK_MAX_ATTEMPTS);
+    const logged = eventLogForTesting(mock).filter((e) => e.type === "webhook.disabled");
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.data).toMatchObject({ consecutive_failures: WEBHOOK_AUTO_DISABLE_AFTER });
+    expect(await readWebhook(api, hook.id)).toMatchObject({
+      is_enabled: false,
+      consecutive_failures: WEBHOOK_AUTO_DISABLE_AFTER,
     });
   });
 
