@@ -24,6 +24,7 @@ export {
   RateLimitError,
   ResponseValidationError,
   TimeoutError,
+  UnsupportedMediaTypeError,
   UploadError,
   ValidationError,
   type ValidationIssue,

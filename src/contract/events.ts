@@ -18,7 +18,8 @@ export const list = defineOperation({
   query: EventListParams,
   parameters: {
     type: "Comma-separated event types, at most 20, e.g. `retrieval_request.status_changed,webhook.disabled`.",
-    created_after: "Only events created strictly after this instant.",
+    created_after:
+      "Only events created at or after this instant (inclusive): list from the last processed `created_at` and deduplicate by id.",
     created_before: "Only events created strictly before this instant.",
     object_id: "Only events about this retrieval request or webhook.",
   },

@@ -2,6 +2,7 @@
 import { ListEnvelope } from "../schemas/common.js";
 import { DownloadResponse } from "../schemas/documents.js";
 import {
+  ACTION_RESPONSE_MESSAGE_MAX,
   ActionRequestAnswer,
   ActionResponse,
   RetrievalDocument,
@@ -127,6 +128,6 @@ export const respondToActionRequest = defineOperation({
   scopes: ["retrievals:write"],
   idempotent: false,
   errors: {
-    400: "`validation_error` when the body is malformed; `action_response_rejected` when the answer is refused (no open action request, an empty message, a missing or unusable attachment, a required PDF missing); the message says why.",
+    400: `\`validation_error\` when the body is malformed, including a \`message\` that is missing, not a string, or not 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming; \`action_response_rejected\` when the answer is refused by the request's state (no open action request, a missing or unusable attachment, a required PDF missing); the message says why.`,
   },
 } as const);

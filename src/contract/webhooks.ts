@@ -70,7 +70,7 @@ export const update = defineOperation({
   summary: "Update a webhook",
   tag: "Webhooks",
   description:
-    "At least one property. `is_enabled: true` resets `consecutive_failures` and clears `auto_disabled_at`.",
+    "At least one property. `is_enabled: true` on a disabled webhook resets `consecutive_failures` and clears `auto_disabled_at`; on an enabled one it changes neither.",
   body: WebhookUpdate,
   status: 200,
   response: Webhook,

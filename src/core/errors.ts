@@ -138,6 +138,15 @@ export class LimitExceededError extends ConflictError {
   override name = "LimitExceededError";
 }
 
+/**
+ * 415 `unsupported_media_type`: a request body was not sent as JSON. The SDK
+ * always sends `Content-Type: application/json`, so this means something
+ * between it and the service changed the request (a custom `fetch`, a proxy).
+ */
+export class UnsupportedMediaTypeError extends APIError {
+  override name = "UnsupportedMediaTypeError";
+}
+
 /** 429 `rate_limited`. */
 export class RateLimitError extends APIError {
   override name = "RateLimitError";
@@ -212,6 +221,7 @@ export function errorFromResponse(init: APIErrorInit): APIError {
   if (status === 409) {
     return code === "limit_exceeded" ? new LimitExceededError(init) : new ConflictError(init);
   }
+  if (status === 415) return new UnsupportedMediaTypeError(init);
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new InternalServerError(init);
   return new APIError(init);

@@ -13,9 +13,9 @@ import {
   NoQuery,
   parseJsonBody,
   type Reply,
+  readJsonText,
   readNoBody,
   readQuery,
-  readText,
 } from "./handlers/shared.js";
 import { type ApiKeyRecord, requireScope } from "./model/api-keys.js";
 import { type Page, toListEnvelope } from "./model/paginate.js";
@@ -120,7 +120,7 @@ export function bind<O extends Operation, B extends z.ZodType | undefined = Body
       await readNoBody(call.request);
       return run(call, query, undefined);
     }
-    const text = await readText(call.request);
+    const text = await readJsonText(call.request);
     // Before validation, so a key without the scope learns no validation rules.
     if (beforeValidation.length > 0) {
       const raw = parseLoosely(text);

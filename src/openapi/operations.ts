@@ -45,6 +45,7 @@ import {
   RequestorUpdate,
 } from "../schemas/requestors.js";
 import {
+  ACTION_RESPONSE_MESSAGE_MAX,
   ActionRequestAnswer,
   ActionResponse,
   ActionResponseAttachment,
@@ -366,7 +367,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     status: 200,
     response: ActionRequestAnswer,
     errors: {
-      400: "`validation_error` when the body is malformed; `action_response_rejected` when the answer is refused (no open action request, an empty message, a missing or unusable attachment, a required PDF missing); the message says why.",
+      400: `\`validation_error\` when the body is malformed, including a \`message\` that is missing, not a string, or not 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming; \`action_response_rejected\` when the answer is refused by the request's state (no open action request, a missing or unusable attachment, a required PDF missing); the message says why.`,
     },
   },
 
@@ -451,7 +452,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: "Update a webhook",
     tag: "Webhooks",
     description:
-      "At least one property. `is_enabled: true` resets `consecutive_failures` and clears `auto_disabled_at`.",
+      "At least one property. `is_enabled: true` on a disabled webhook resets `consecutive_failures` and clears `auto_disabled_at`; on an enabled one it changes neither.",
     body: WebhookUpdate,
     status: 200,
     response: Webhook,
@@ -500,7 +501,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     query: EventListParams,
     parameters: {
       type: "Comma-separated event types, at most 20, e.g. `retrieval_request.status_changed,webhook.disabled`.",
-      created_after: "Only events created strictly after this instant.",
+      created_after:
+        "Only events created at or after this instant (inclusive): list from the last processed `created_at` and deduplicate by id.",
       created_before: "Only events created strictly before this instant.",
       object_id: "Only events about this retrieval request or webhook.",
     },

@@ -20,7 +20,6 @@ import {
   CheckpointCursor,
   type CheckpointStore,
   compareInstants,
-  epochMsOf,
   parseLoadedCheckpoint,
 } from "./checkpoint.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
@@ -282,13 +281,12 @@ class EventCatchUp implements CatchUpPoller {
     };
     const result = () => ({ processed, duplicates, checkpoint: position.snapshot() });
 
-    // From just before the checkpoint: `created_after` is exclusive, and events
-    // at the checkpoint's own instant may not all have been processed yet.
+    // From the checkpoint's own instant: `created_after` is inclusive, so the
+    // events sharing it come again and the ids the checkpoint holds for it
+    // tell the processed ones from the rest (`position.covers`).
     const query: EventListParams = { limit: this.#pageSize };
     if (this.#options.types !== undefined) query.type = [...this.#options.types];
-    if (loaded !== null) {
-      query.created_after = new Date(epochMsOf(loaded.created_at) - 1).toISOString();
-    }
+    if (loaded !== null) query.created_after = loaded.created_at;
     let page = this.#hold(await this.#reader.list(query));
 
     if (loaded !== null) {

@@ -21,8 +21,8 @@ const EventPage = ListEnvelope(AnyEvent);
  */
 export class Events extends APIResource {
   /**
-   * Events newest first, filtered by `type` (at most 20), `created_after` /
-   * `created_before` (both exclusive) and `object_id`: await for a page or
+   * Events newest first, filtered by `type` (at most 20), `created_after`
+   * (inclusive) / `created_before` (exclusive) and `object_id`: await for a page or
    * `for await` over every event. Naming a type the key cannot read fails
    * with a `PermissionError`.
    */

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
+import { hasUserInfo, uriProblem } from "./uri.js";
 
 /** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
 export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
@@ -27,18 +28,31 @@ export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
 
 const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
 const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();
-// fetch refuses an address with credentials, so such a webhook could never be delivered.
+// An absolute ASCII URI (RFC 3986), http or https, without user info: the
+// client and the reference server share this schema (docs/spec-decisions.md,
+// Webhook management). fetch refuses an address with credentials, so such a
+// webhook could never be delivered.
 const url = z
   .url({ protocol: /^https?$/, error: "Invalid URL: expected an absolute http or https URL" })
   .max(WEBHOOK_URL_MAX)
-  .refine((value) => {
-    try {
-      const parsed = new URL(value);
-      return parsed.username === "" && parsed.password === "";
-    } catch {
-      return true; // reported by z.url() already
+  .superRefine((value, ctx) => {
+    // A value WHATWG parsing refuses is reported by z.url() already.
+    if (!canParse(value)) return;
+    const problem = uriProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    else if (hasUserInfo(value)) {
+      ctx.addIssue({ code: "custom", message: "Must not contain a user name or password" });
     }
-  }, "Must not contain a user name or password");
+  });
+
+function canParse(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
 // A webhook's URL as the service answers it: a URI in the OpenAPI document, a
 // plain string when parsing (the rule is the service's to enforce on input).
@@ -104,7 +118,11 @@ export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
     /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
     name,
-    /** A public http or https address without credentials, up to 2048 characters. */
+    /**
+     * A public http or https address: an absolute ASCII URI (RFC 3986, so
+     * spaces and non-ASCII characters percent-encoded, an international host
+     * in its `xn--` form) without credentials, up to 2048 characters.
+     */
     url,
     /** At least one; duplicates are stored once. */
     events,
@@ -141,20 +159,21 @@ export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 
 /**
  * Request body of a partial webhook update: at least one property. Setting
- * `is_enabled: true` also resets `consecutive_failures` and clears `auto_disabled_at`.
+ * `is_enabled: true` on a disabled webhook also resets `consecutive_failures`
+ * and clears `auto_disabled_at`; on an enabled one it changes neither.
  */
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
     .strictObject({
       /** 1 to 100 characters, unique within the organization. */
       name: name.optional(),
-      /** A public http or https address without credentials, up to 2048 characters. */
+      /** As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials. */
       url: url.optional(),
       /** Replaces the subscribed types; at least one. */
       events: events.optional(),
       /** Up to 500 characters; null clears it. */
       description: description.optional(),
-      /** False stops deliveries; true resumes them and resets the failure count. */
+      /** False stops deliveries; true resumes them, resetting the failure count when it was disabled. */
       is_enabled: z.boolean().optional(),
     })
     .refine(

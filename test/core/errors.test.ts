@@ -12,6 +12,7 @@ import {
   NotFoundError,
   PermissionError,
   RateLimitError,
+  UnsupportedMediaTypeError,
   ValidationError,
 } from "../../src/index.js";
 import { API_KEY, apiError, BASE_URL, scriptedFetch } from "../helpers/scripted-fetch.js";
@@ -25,6 +26,7 @@ const table: Array<[number, string, new (...args: never[]) => APIError]> = [
   [404, "not_found", NotFoundError],
   [409, "conflict", ConflictError],
   [409, "limit_exceeded", LimitExceededError],
+  [415, "unsupported_media_type", UnsupportedMediaTypeError],
   [429, "rate_limited", RateLimitError],
   [500, "internal_error", InternalServerError],
   [418, "teapot", APIError],

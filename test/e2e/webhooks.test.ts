@@ -160,6 +160,39 @@ describe("webhook rules through the client", () => {
     expect(empty).toBeInstanceOf(ValidationError);
   });
 
+  it.each([
+    "https://hooks.example.test/a b",
+    "https://hööks.example/",
+    "https://hooks.example.test/hööks",
+    "https://user:pw@hooks.example.test/h",
+    "ftp://hooks.example.test/h",
+    "/hooks",
+  ])(
+    "url %s is a ValidationError before sending and 400 validation_error from the server, on create and update",
+    async (url) => {
+      const error = await refusedBeforeSending(() => mr.webhooks.create(body({ url })));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.path)).toEqual(["url"]);
+      const raw = await sendRaw("/v2/webhooks", body({ url }));
+      expect(raw).toMatchObject({ status: 400, body: { error: { code: "validation_error" } } });
+
+      const created = await mr.webhooks.create(body());
+      expect(
+        await refusedBeforeSending(() => mr.webhooks.update(created.id, { url })),
+      ).toBeInstanceOf(ValidationError);
+      const rawPatch = await sendRaw(`/v2/webhooks/${created.id}`, { url }, "PATCH");
+      expect(rawPatch).toMatchObject({
+        status: 400,
+        body: { error: { code: "validation_error" } },
+      });
+    },
+  );
+
+  it("a percent-encoded url is sent and stored as given", async () => {
+    const created = await mr.webhooks.create(body({ url: "https://hooks.example.test/a%20b" }));
+    expect(created.url).toBe("https://hooks.example.test/a%20b");
+  });
+
   it("a duplicate name is a ConflictError (not a LimitExceededError)", async () => {
     await mr.webhooks.create(body());
     const error = await mr.webhooks.create(body()).then(

@@ -465,7 +465,10 @@ describe("reference server limits over HTTP", () => {
     fetch(`${server.url}${path}`, {
       method: init.method ?? "POST",
       body,
-      headers: init.auth === false ? {} : { authorization: `Bearer ${key}` },
+      headers: {
+        "content-type": "application/json",
+        ...(init.auth === false ? {} : { authorization: `Bearer ${key}` }),
+      },
       duplex: "half",
     } as RequestInit);
 

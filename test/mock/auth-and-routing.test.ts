@@ -209,6 +209,87 @@ describe("routing", () => {
   });
 });
 
+describe("request Content-Type", () => {
+  const caseBody = JSON.stringify({ title: "t", client_name: "c" });
+
+  it.each([
+    "application/json",
+    "application/json; charset=utf-8",
+    "Application/JSON;Charset=UTF-8",
+    "application/merge-patch+json",
+    "application/vnd.medrecords.v2+json; charset=utf-8",
+  ])("a JSON body sent as %s is read", async (contentType) => {
+    const { api } = setup();
+    const created = await api.call("POST", "/v2/cases", {
+      raw: caseBody,
+      headers: { "content-type": contentType },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  it.each([
+    ["text/plain", { "content-type": "text/plain" }],
+    ["application/x-www-form-urlencoded", { "content-type": "application/x-www-form-urlencoded" }],
+    ["application/jsonx", { "content-type": "application/jsonx" }],
+    ["application/json-seq", { "content-type": "application/json-seq" }],
+    ["text/json", { "content-type": "text/json" }],
+  ])(
+    "a JSON body sent as %s is 415 unsupported_media_type saying what to send",
+    async (_, headers) => {
+      const { api } = setup();
+      const message = expectError(
+        await api.call("POST", "/v2/cases", { raw: caseBody, headers }),
+        415,
+        "unsupported_media_type",
+      );
+      expect(message).toContain("Content-Type: application/json");
+    },
+  );
+
+  it("a body without any Content-Type is 415, on operations that take a body and on those that take none", async () => {
+    const { mock, key, api } = setup({ delivery: "inbox" });
+    const send = (method: string, path: string, body: string) =>
+      mock.fetch(`${mock.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+        body,
+      });
+    const created = await send("POST", "/v2/cases", caseBody);
+    expect(created.status).toBe(415);
+    expect(await created.json()).toMatchObject({ error: { code: "unsupported_media_type" } });
+    const hook = await api.post<{ id: string }>("/v2/webhooks", {
+      name: "n",
+      url: "https://hooks.example.test/h",
+      events: ["retrieval_request.status_changed"],
+    });
+    expect((await send("POST", `/v2/webhooks/${hook.body.id}/test`, "{}")).status).toBe(415);
+  });
+
+  it("a request without a body needs no Content-Type: an empty POST to the webhook test still works", async () => {
+    const { mock, key, api } = setup({ delivery: "inbox" });
+    const hook = (name: string) =>
+      api.post<{ id: string }>("/v2/webhooks", {
+        name,
+        url: "https://hooks.example.test/h",
+        events: ["retrieval_request.status_changed"],
+      });
+    const bare = await hook("bare");
+    const tested = await mock.fetch(`${mock.baseUrl}/v2/webhooks/${bare.body.id}/test`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: "",
+    });
+    expect(tested.status).toBe(200);
+    // A label on no bytes is not a body either.
+    const labelled = await hook("labelled");
+    const answered = await api.call("POST", `/v2/webhooks/${labelled.body.id}/test`, {
+      raw: "",
+      headers: { "content-type": "text/plain" },
+    });
+    expect(answered.status).toBe(200);
+  });
+});
+
 describe("X-Request-Id", () => {
   it("is on every API response, success or error, and differs per response", async () => {
     const { api } = setup();

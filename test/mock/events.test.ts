@@ -217,7 +217,7 @@ describe("filters", () => {
     expectError(await api.get(`/v2/events?type=${STATUS_CHANGED},`), 400, "validation_error");
   });
 
-  it("created_after and created_before are exclusive, to the millisecond and below", async () => {
+  it("created_after is inclusive and created_before exclusive, to the millisecond and below", async () => {
     const { mock, api } = setup();
     const t0 = statusChanged(mock, "rr_0");
     mock.clock.advance(1);
@@ -225,12 +225,17 @@ describe("filters", () => {
     mock.clock.advance(1);
     const t2 = statusChanged(mock, "rr_2");
     const at = (event: EventLogEntry) => encodeURIComponent(event.created_at);
-    expect(ids((await list(api, `?created_after=${at(t0)}`)).results)).toEqual(ids([t2, t1]));
+    // An event exactly at created_after is in; one exactly at created_before is out.
+    expect(ids((await list(api, `?created_after=${at(t0)}`)).results)).toEqual(ids([t2, t1, t0]));
+    expect(ids((await list(api, `?created_after=${at(t1)}`)).results)).toEqual(ids([t2, t1]));
     expect(ids((await list(api, `?created_before=${at(t2)}`)).results)).toEqual(ids([t1, t0]));
     expect(
       ids((await list(api, `?created_after=${at(t0)}&created_before=${at(t2)}`)).results),
+    ).toEqual(ids([t1, t0]));
+    expect(
+      ids((await list(api, `?created_after=${at(t1)}&created_before=${at(t2)}`)).results),
     ).toEqual([t1.id]);
-    expect((await list(api, `?created_after=${at(t1)}&created_before=${at(t2)}`)).results).toEqual(
+    expect((await list(api, `?created_after=${at(t1)}&created_before=${at(t1)}`)).results).toEqual(
       [],
     );
     // 10:00:00.0005 lies between t0 (.000) and t1 (.001).
@@ -240,13 +245,13 @@ describe("filters", () => {
     expect(ids((await list(api, "?created_before=2026-03-01T10:00:00.0005Z")).results)).toEqual([
       t0.id,
     ]);
-    // The same instant written with an offset.
+    // t0's instant written with an offset.
     expect(
       ids(
         (await list(api, `?created_after=${encodeURIComponent("2026-03-01T12:00:00.000+02:00")}`))
           .results,
       ),
-    ).toEqual(ids([t2, t1]));
+    ).toEqual(ids([t2, t1, t0]));
     expectError(await api.get("/v2/events?created_after=yesterday"), 400, "validation_error");
     expectError(await api.get("/v2/events?created_before=2026-03-01"), 400, "validation_error");
   });

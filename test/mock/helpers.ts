@@ -25,7 +25,7 @@ export interface ErrorResponseBody {
 export interface CallOptions {
   /** Serialized as JSON. */
   body?: unknown;
-  /** Sent verbatim instead of `body`. */
+  /** Sent verbatim instead of `body`, as `application/json` unless `headers` say otherwise. */
   raw?: string;
   /** Overrides the key; null sends no Authorization header. */
   key?: string | null;
@@ -46,6 +46,7 @@ export function createApi(mock: MockService, key: string) {
     let body: string | undefined;
     if (options.raw !== undefined) {
       body = options.raw;
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
     } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers.set("content-type", "application/json");

@@ -43,31 +43,39 @@ describe("action-response message (rule 2)", () => {
     });
   });
 
-  it("rejects 10001 characters and leaves the action request open", async () => {
+  it("10001 characters is 400 validation_error and leaves the action request open", async () => {
     const { answer, current, actionRequest } = await withOpenRequest();
     const message = expectError(
       await answer({ message: "x".repeat(10_001) }),
       400,
-      "action_response_rejected",
+      "validation_error",
     );
     expect(message).toMatch(/message: Must be at most 10000 characters after trimming/);
-    expect(message).toMatch(/stays open/);
     expect((await current()).pending_action_request?.id).toBe(actionRequest.id);
   });
 
-  it("measures after trimming: 10000 characters inside whitespace pass", async () => {
+  it("measures after trimming: 10000 characters inside whitespace pass, 10001 inside whitespace fail", async () => {
     const { answer } = await withOpenRequest();
+    expectError(await answer({ message: `  ${"x".repeat(10_001)}\n\t` }), 400, "validation_error");
     expect((await answer({ message: `  ${"x".repeat(10_000)}\n\t` })).status).toBe(200);
   });
 
-  it("rejects an empty or whitespace-only message", async () => {
+  it("an empty or whitespace-only message is 400 validation_error", async () => {
     const { answer, current } = await withOpenRequest();
     for (const message of ["", "   ", "\n\t "]) {
-      expect(expectError(await answer({ message }), 400, "action_response_rejected")).toMatch(
+      expect(expectError(await answer({ message }), 400, "validation_error")).toMatch(
         /message: Must not be empty after trimming whitespace/,
       );
     }
     expect((await current()).status).toBe("action_required");
+  });
+
+  it("a bad message is validation_error even when nothing is open", async () => {
+    const { mock, api } = setup();
+    const r = await createRetrieval(mock, api);
+    const path = `/v2/retrieval-requests/${r.id}/action-response`;
+    expectError(await api.post(path, { message: " " }), 400, "validation_error");
+    expectError(await api.post(path, { message: "ok" }), 400, "action_response_rejected");
   });
 
   it("stores the message trimmed", async () => {
@@ -139,9 +147,9 @@ describe("which action request is answered (rule 1)", () => {
     expect(last.id).toMatch(EVENT_ID);
   });
 
-  it("the retry after a rejection succeeds", async () => {
+  it("the retry after a refused message succeeds", async () => {
     const { answer, current } = await withOpenRequest();
-    expectError(await answer({ message: " " }), 400, "action_response_rejected");
+    expectError(await answer({ message: " " }), 400, "validation_error");
     expect((await answer({ message: "Here it is." })).status).toBe(200);
     expect((await current()).pending_action_request).toBeNull();
   });

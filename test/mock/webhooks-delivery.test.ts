@@ -12,7 +12,13 @@ import {
   eventLogForTesting,
 } from "../../src/mock/testing.js";
 import { Event } from "../../src/schemas/events.js";
-import type { Webhook, WebhookDelivery, WebhookTestResult } from "../../src/schemas/webhooks.js";
+import {
+  WEBHOOK_AUTO_DISABLE_AFTER,
+  WEBHOOK_MAX_ATTEMPTS,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookTestResult,
+} from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
 import { type Api, createApi, START } from "./helpers.js";
 import {
@@ -252,6 +258,51 @@ describe("auto-disable (spec, Delivery rule 6 and States)", () => {
     // Events after re-enabling are delivered.
     const seventh = await emit(7);
     expect(receiver.received.at(-1)!.headers["x-webhook-event-id"]).toBe(seventh.id);
+  });
+
+  it("is_enabled: true on an enabled webhook keeps its failure count; only disabled to enabled resets it", async () => {
+    const hook = await createWebhook(api, { url: receiver.url });
+    for (let n = 1; n <= 4; n++) await emit(n);
+    await drainRetries();
+    const kept = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: true });
+    expect(kept.body).toMatchObject({ is_enabled: true, consecutive_failures: 4 });
+    // The fifth failed event still disables it: the count was not wiped.
+    await emit(5);
+    await drainRetries();
+    const disabled = await readWebhook(api, hook.id);
+    expect(disabled).toMatchObject({ is_enabled: false, consecutive_failures: 5 });
+    expect(disabled.auto_disabled_at).not.toBeNull();
+    // PATCH {is_enabled: false} to a disabled webhook is no re-enable either.
+    const still = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: false });
+    expect(still.body).toMatchObject({
+      consecutive_failures: 5,
+      auto_disabled_at: disabled.auto_disabled_at,
+    });
+    const enabled = await api.patch<Webhook>(`/v2/webhooks/${hook.id}`, { is_enabled: true });
+    expect(enabled.body).toMatchObject({
+      is_enabled: true,
+      consecutive_failures: 0,
+      auto_disabled_at: null,
+    });
+  });
+
+  it("attempts in flight when the webhook is disabled do not count: the count stays as webhook.disabled reported it", async () => {
+    const hook = await createWebhook(api, { url: receiver.url });
+    // Six events at one instant: their attempts, retries included, run side by side,
+    // so the sixth event's last attempt is in flight when the fifth failure disables the webhook.
+    for (let n = 1; n <= WEBHOOK_AUTO_DISABLE_AFTER + 1; n++) {
+      emitEventForTesting(mock, EVENT, statusData(n));
+    }
+    await mock.deliveries.flush();
+    await drainRetries();
+    expect(receiver.received).toHaveLength((WEBHOOK_AUTO_DISABLE_AFTER + 1) * WEBHOOK_MAX_ATTEMPTS);
+    const logged = eventLogForTesting(mock).filter((e) => e.type === "webhook.disabled");
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.data).toMatchObject({ consecutive_failures: WEBHOOK_AUTO_DISABLE_AFTER });
+    expect(await readWebhook(api, hook.id)).toMatchObject({
+      is_enabled: false,
+      consecutive_failures: WEBHOOK_AUTO_DISABLE_AFTER,
+    });
   });
 
   it("a success in between resets the count, so failures must be five in a row", async () => {

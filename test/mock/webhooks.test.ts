@@ -176,6 +176,41 @@ describe("limits (spec, Webhooks rules 1-2 and Limits)", () => {
     expectError(await api.post("/v2/webhooks", { ...base, ...fields }), 400, "validation_error");
   });
 
+  // Webhook URLs are absolute ASCII URIs (RFC 3986), http or https, without user info.
+  const notUris: Array<[string, string]> = [
+    ["a space in the path", "https://hooks.example.test/a b"],
+    ["a non-ASCII host", "https://hööks.example/"],
+    ["a non-ASCII path", "https://hooks.example.test/hööks"],
+    ["user info", "https://user:pw@hooks.example.test/h"],
+    ["an empty user info", "https://@hooks.example.test/h"],
+    ["a broken percent-encoding", "https://hooks.example.test/a%2"],
+    ["an ftp url", "ftp://hooks.example.test/h"],
+    ["a relative url", "/hooks"],
+  ];
+
+  it.each(notUris)("a url with %s is 400 validation_error on create and PATCH", async (_, url) => {
+    const { api } = inboxSetup();
+    const created = await createWebhook(api);
+    const message = expectError(
+      await api.post("/v2/webhooks", { ...base, name: "other", url }),
+      400,
+      "validation_error",
+    );
+    expect(message).toMatch(/^url: /);
+    expectError(await api.patch(`/v2/webhooks/${created.id}`, { url }), 400, "validation_error");
+    expect((await readWebhook(api, created.id)).url).toBe(created.url);
+  });
+
+  it("a percent-encoded space and an xn-- host are URIs: stored as sent on create and PATCH", async () => {
+    const { api } = inboxSetup();
+    const url = "https://hooks.example.test/a%20b";
+    const created = await createWebhook(api, { url });
+    expect(created.url).toBe(url);
+    const next = "https://xn--hks-qoaa.example/a%C3%B6";
+    expect((await api.patch(`/v2/webhooks/${created.id}`, { url: next })).status).toBe(200);
+    expect((await readWebhook(api, created.id)).url).toBe(next);
+  });
+
   it("an over-length value wins over other problems: invalid_request, every field named", async () => {
     const { api } = inboxSetup();
     const message = expectError(

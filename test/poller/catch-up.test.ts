@@ -97,6 +97,33 @@ describe("catch-up order and completeness", () => {
     expect(result.checkpoint?.ids_at_created_at).toHaveLength(27);
   });
 
+  it("a run stopped mid-instant resumes there: the events sharing the checkpoint's created_at come once each", async () => {
+    const { mock, mr, urls } = setup();
+    emitMany(mock, 9, 1_000); // one instant, pages of 4
+    const log = idsOf(logOldestFirst(mock));
+    const checkpoint = memoryCheckpoint();
+    const seen: string[] = [];
+    let failOn: string | undefined = log[5];
+    const poller = mr.events.catchUp({
+      checkpoint,
+      pageSize: 4,
+      onEvent: (e) => {
+        if (e.id === failOn) throw new Error("down for a moment");
+        seen.push(e.id);
+      },
+    });
+    await expect(poller.runOnce()).rejects.toThrow("down for a moment");
+    expect(await checkpoint.load()).toEqual({
+      created_at: START,
+      ids_at_created_at: log.slice(0, 5),
+    });
+    failOn = undefined;
+    await poller.runOnce();
+    expect(seen).toEqual(log);
+    // The inclusive bound at the checkpoint's own instant, not a millisecond before.
+    expect(new URL(urls.at(-1) as string).searchParams.get("created_after")).toBe(START);
+  });
+
   it("resumes mid-instant: a checkpoint holding some ids of an instant gets the rest of it", async () => {
     const { mock, mr } = setup();
     emitMany(mock, 6, 1_000); // one instant
@@ -150,10 +177,10 @@ describe("catch-up order and completeness", () => {
     expect(query.get("type")).toBe(`${STATUS_CHANGED},${WEBHOOK_DISABLED}`);
     expect(query.get("limit")).toBe("42");
     expect(query.has("created_after")).toBe(false);
-    // The next run lists from just before the checkpoint's instant.
+    // The next run lists from the checkpoint's instant: created_after is inclusive.
     await poller.runOnce();
     const again = new URL(urls.at(-1) as string).searchParams;
-    expect(again.get("created_after")).toBe(new Date(Date.parse(w.created_at) - 1).toISOString());
+    expect(again.get("created_after")).toBe(w.created_at);
   });
 
   it("hands over an event of a type this SDK does not know", async () => {

@@ -1,6 +1,5 @@
-import * as z from "zod";
 import { retrievalRequests } from "../../contract/index.js";
-import { ActionResponse, makeRetrievalRequestCreate } from "../../schemas/retrieval-requests.js";
+import { makeRetrievalRequestCreate } from "../../schemas/retrieval-requests.js";
 import { bind } from "../bind.js";
 import { respondToActionRequest } from "../model/action-requests.js";
 import {
@@ -12,10 +11,6 @@ import {
 } from "../model/retrieval-requests.js";
 import type { ModelContext } from "../model/state.js";
 import { type ApiRoute, pageOf } from "./shared.js";
-
-// The message is judged by the action-response rules (400 action_response_rejected),
-// so the body's shape alone is validated here.
-const ActionResponseBody = ActionResponse.extend({ message: z.string() });
 
 export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
   // An inline case's "date_of_injury in the past" follows the mock clock.
@@ -38,15 +33,11 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
     bind(ctx, retrievalRequests.downloadDocument, ({ params }) =>
       downloadRetrievalDocument(ctx, params.retrieval_request_id, params.document_id),
     ),
-    bind(
-      ctx,
-      retrievalRequests.respondToActionRequest,
-      ({ params, body, apiKey, requestId }) =>
-        respondToActionRequest(ctx, params.retrieval_request_id, body, {
-          apiKeyId: apiKey.id,
-          requestId,
-        }),
-      { body: ActionResponseBody },
+    bind(ctx, retrievalRequests.respondToActionRequest, ({ params, body, apiKey, requestId }) =>
+      respondToActionRequest(ctx, params.retrieval_request_id, body, {
+        apiKeyId: apiKey.id,
+        requestId,
+      }),
     ),
   ];
 }

@@ -102,6 +102,46 @@ export const MAX_BODY_BYTES = 1_048_576;
  * before reading, or once that many bytes have arrived.
  */
 export async function readText(request: Request): Promise<string> {
+  return new TextDecoder().decode(await readBytes(request));
+}
+
+/**
+ * Whether a Content-Type names JSON: `application/json` or any
+ * `application/<x>+json`, whatever its parameters (charset), in any case.
+ */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const essence = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+  return (
+    essence === "application/json" || /^application\/[^\s/;+]+(?:\+[^\s/;+]+)*\+json$/.test(essence)
+  );
+}
+
+/**
+ * The body of an API request as text, for JSON parsing: a body of at least
+ * one byte must be declared JSON, or the request is refused with 415
+ * `unsupported_media_type` (docs/spec-decisions.md, Conventions and errors).
+ * A request without a body (no bytes, whatever its Content-Type) passes, so
+ * bodiless operations need no header. Storage uploads do not come here.
+ */
+export async function readJsonText(request: Request): Promise<string> {
+  const bytes = await readBytes(request);
+  const contentType = request.headers.get("content-type");
+  if (bytes.byteLength > 0 && !isJsonContentType(contentType)) {
+    const given =
+      contentType === null
+        ? "no Content-Type"
+        : `Content-Type ${JSON.stringify((contentType.split(";", 1)[0] ?? "").trim().slice(0, 100))}`;
+    throw new MockApiError(
+      415,
+      "unsupported_media_type",
+      `The request body must be JSON, sent with Content-Type: application/json (or another +json type, any charset); got ${given}.`,
+    );
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+async function readBytes(request: Request): Promise<Uint8Array> {
   const tooLarge = () =>
     new MockApiError(
       413,
@@ -109,7 +149,7 @@ export async function readText(request: Request): Promise<string> {
       `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
     );
   if (Number(request.headers.get("content-length")) > MAX_BODY_BYTES) throw tooLarge();
-  if (request.body === null) return "";
+  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -129,18 +169,10 @@ export async function readText(request: Request): Promise<string> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
-/** Parses the JSON body against a schema, or throws 400 validation_error (or invalid_request). */
-export async function readBody<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-): Promise<z.output<S>> {
-  return parseJsonBody(await readText(request), schema);
-}
-
-/** {@link readBody} for a body already read with {@link readText}. */
+/** Parses a body read with {@link readJsonText} against a schema, or throws 400 validation_error (or invalid_request). */
 export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   if (text.trim() === "") {
     throw validationError(
@@ -156,7 +188,7 @@ export function parseJsonBody<S extends z.ZodType>(text: string, schema: S): z.o
  * empty JSON object, is accepted; anything else is an unknown property.
  */
 export async function readNoBody(request: Request): Promise<void> {
-  const text = await readText(request);
+  const text = await readJsonText(request);
   if (text.trim() !== "") parseBody(text, NoQuery);
 }
 

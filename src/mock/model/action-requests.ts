@@ -6,7 +6,7 @@ import {
   type ActionRequestAnswer,
   ActionResponseMessage,
 } from "../../schemas/retrieval-requests.js";
-import { MockApiError } from "../http-error.js";
+import { MockApiError, validationError } from "../http-error.js";
 import { emitActionRequired, emitStatusChanged } from "./retrieval-events.js";
 import {
   type ActionRequestRecord,
@@ -145,10 +145,10 @@ function takeAttachment(
 }
 
 /**
- * Answers the open action request (spec, rules 1 to 6). Rejected with 400
- * action_response_rejected, leaving it open, when: none is open; the message
- * is empty after trimming or over 10000 characters; a required attachment is
- * missing; the attachment is not a usable case-level upload under the
+ * Answers the open action request (spec, rules 1 to 6). A message that is
+ * not 1 to 10000 characters after trimming is 400 validation_error, before
+ * anything else. Rejected with 400 action_response_rejected, leaving it open,
+ * when: none is open; a required attachment is missing; the attachment is not a usable case-level upload under the
  * request's case (the upload_* reason is named); a PDF is required and the
  * file is not `application/pdf` starting with `%PDF-`. Accepted: the answer is
  * recorded (message trimmed; responder = requester_email, else the key's id),
@@ -161,6 +161,15 @@ export function respondToActionRequest(
   input: ActionResponseInput,
   responder: Responder,
 ): ActionRequestAnswer {
+  // The message rule holds whatever the state, so it is a validation error,
+  // as the client reports it (docs/spec-decisions.md, Retrieval requests).
+  const message = ActionResponseMessage.safeParse(input.message);
+  if (!message.success) {
+    throw validationError(
+      message.error.issues.map((issue) => ({ ...issue, path: ["message", ...issue.path] })),
+      "body",
+    );
+  }
   const stored = findRetrievalRequest(ctx, retrievalRequestId);
   const open = openActionRequestOf(stored);
   if (open === undefined) {
@@ -169,10 +178,6 @@ export function respondToActionRequest(
       "action_response_rejected",
       "The retrieval request has no open action request to answer.",
     );
-  }
-  const message = ActionResponseMessage.safeParse(input.message);
-  if (!message.success) {
-    throw rejected(`message: ${message.error.issues[0]?.message ?? "Invalid"}.`);
   }
   const attachment =
     input.attachment === undefined

@@ -315,12 +315,18 @@ export function noteAttempt(
   };
 }
 
-/** Every attempt of an event failed: count it, and disable the webhook at 5 in a row. */
+/**
+ * Every attempt of an event failed: count it, and disable the webhook at 5 in
+ * a row. An event whose last attempt was in flight when the webhook was
+ * disabled is not counted: `consecutive_failures` stays as the
+ * `webhook.disabled` event reported it (docs/spec-decisions.md, Webhook delivery).
+ */
 function noteEventFailed(ctx: ModelContext, webhook: StoredWebhook, atMs: number): void {
   const value = webhook.value;
-  value.consecutive_failures += 1;
   value.last_failure_at = new Date(atMs).toISOString();
-  if (value.consecutive_failures < WEBHOOK_AUTO_DISABLE_AFTER || !value.is_enabled) return;
+  if (!value.is_enabled) return;
+  value.consecutive_failures += 1;
+  if (value.consecutive_failures < WEBHOOK_AUTO_DISABLE_AFTER) return;
   // Stamped with the failed attempt's mock time, not the time its answer arrived.
   const disabledAt = new Date(atMs).toISOString();
   value.is_enabled = false;

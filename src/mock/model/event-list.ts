@@ -122,17 +122,20 @@ function keyOf(event: OrderedEvent): readonly number[] {
 }
 
 /**
- * The events between the exclusive bounds, as a range of the order
- * (created_at is its first key). A bound with sub-millisecond digits sits
- * between two whole milliseconds.
+ * The events from `after` (inclusive) up to `before` (exclusive), as a range
+ * of the order (created_at is its first key). Inclusive `after` makes the
+ * catch-up recipe lossless: listing from the last processed created_at and
+ * deduplicating by id keeps the events that share it (docs/spec-decisions.md,
+ * Events and the event log). A bound with sub-millisecond digits sits between
+ * two whole milliseconds.
  */
 function boundedRange(
   order: readonly OrderedEvent[],
-  after: { ms: number } | undefined,
+  after: { ms: number; subMs: boolean } | undefined,
   before: { ms: number; subMs: boolean } | undefined,
 ): { from: number; to: number } {
   if (Number.isNaN(after?.ms) || Number.isNaN(before?.ms)) return { from: 0, to: 0 };
-  const from = after === undefined ? 0 : firstAbove(order, after.ms);
+  const from = after === undefined ? 0 : firstAbove(order, after.subMs ? after.ms : after.ms - 1);
   const to =
     before === undefined ? order.length : firstAbove(order, before.ms - (before.subMs ? 0 : 1));
   return { from, to: Math.max(from, to) };

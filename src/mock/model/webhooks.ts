@@ -109,8 +109,10 @@ export async function updateWebhook(
   if (patch.events !== undefined) next.events = unique(patch.events);
   if (patch.description !== undefined) next.description = patch.description;
   if (patch.is_enabled !== undefined) next.is_enabled = patch.is_enabled;
-  if (patch.is_enabled === true) {
-    // Re-enabling is a fresh start (spec, States); events missed meanwhile stay missed.
+  if (patch.is_enabled === true && !stored.value.is_enabled) {
+    // Re-enabling is a fresh start (spec, States); events missed meanwhile stay
+    // missed. Only a disabled to enabled move is one: `is_enabled: true` on an
+    // enabled webhook keeps its count (docs/spec-decisions.md, Webhook management).
     next.consecutive_failures = 0;
     next.auto_disabled_at = null;
   }
