@@ -19,6 +19,9 @@ export default defineConfig({
         find: /^medrecords\/webhooks$/,
         replacement: new URL("./src/webhooks/index.ts", import.meta.url).pathname,
       },
+      // The package's `imports` entry points at dist/; tests run the sources, Web Crypto's HMAC
+      // by default (test/webhooks/node-crypto.test.ts swaps in node:crypto's).
+      { find: /^#hmac$/, replacement: new URL("./src/webhooks/hmac.ts", import.meta.url).pathname },
       {
         find: /^medrecords\/mock$/,
         replacement: new URL("./src/mock/index.ts", import.meta.url).pathname,

@@ -20,7 +20,7 @@ case "$("$NODE" --version)" in
     exit 1
     ;;
 esac
-for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/webhooks.node.js dist/webhooks.node.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
+for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/hmac.js dist/hmac.cjs dist/hmac-node.js dist/hmac-node.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
   if [ ! -f "$REPO/$f" ]; then
     echo "smoke: $f missing; run npm run build first" >&2
     exit 1
@@ -133,6 +133,20 @@ function packageName(spec) {
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
+// The package's own `imports` (`#hmac`): every target, whatever the conditions.
+const pkgRoot = dirname(require.resolve("medrecords/package.json"));
+const internalImports = JSON.parse(readFileSync(resolve(pkgRoot, "package.json"), "utf8")).imports ?? {};
+function targetsOf(spec) {
+  const leaves = [];
+  const walk = (node) => {
+    if (typeof node === "string") leaves.push(resolve(pkgRoot, node));
+    else if (node && typeof node === "object") for (const value of Object.values(node)) walk(value);
+  };
+  walk(internalImports[spec]);
+  assert.ok(leaves.length > 0, `${spec} is not in the package's "imports"`);
+  return leaves;
+}
+
 function importGraph(entry) {
   const seen = new Set();
   const bare = new Set();
@@ -143,6 +157,7 @@ function importGraph(entry) {
     seen.add(file);
     for (const [, spec] of readFileSync(file, "utf8").matchAll(specifierRe)) {
       if (spec.startsWith(".")) stack.push(resolve(dirname(file), spec));
+      else if (spec.startsWith("#")) stack.push(...targetsOf(spec));
       else bare.add(packageName(spec));
     }
   }
@@ -177,6 +192,17 @@ echo "smoke: node $("$NODE" --version)"
 "$NODE" esm-check.mjs
 "$NODE" cjs-check.cjs
 "$NODE" graph-check.mjs
+
+# `#hmac` (package.json "imports"): node:crypto's HMAC under Node's `node`
+# condition, from a module inside the installed package, for import and require.
+(
+  cd node_modules/medrecords
+  esm_hmac="$("$NODE" --input-type=module -e 'console.log(import.meta.resolve("#hmac"))')"
+  cjs_hmac="$("$NODE" -e 'console.log(require.resolve("#hmac"))')"
+  case "$esm_hmac" in */dist/hmac-node.js) ;; *) echo "smoke: #hmac (import) resolved to $esm_hmac" >&2; exit 1 ;; esac
+  case "$cjs_hmac" in */dist/hmac-node.cjs) ;; *) echo "smoke: #hmac (require) resolved to $cjs_hmac" >&2; exit 1 ;; esac
+  echo "smoke: #hmac is node:crypto's on Node (import and require)"
+)
 
 echo "smoke: medrecords --help"
 if [ ! -x node_modules/.bin/medrecords ]; then

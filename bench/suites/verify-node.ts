@@ -101,7 +101,7 @@ async function bench(size: number, quick: boolean): Promise<BenchRow[]> {
       name: `${kib} body vs inline node:crypto`,
       baseline: { task: "inline", label: "createHmac + timingSafeEqual + JSON.parse" },
       target: 0.85,
-      note: `Ours is \`import { verifyWebhook } from "medrecords/webhooks"\` as Node resolves it: the \`node\` export condition, dist/webhooks.node.js, HMAC from node:crypto. The baseline reads the same headers from Node's \`req.headers\`, checks the timestamp tolerance, runs createHmac over \`<ts>.\` and the body Buffer, timingSafeEqual against the header's hex, and JSON.parse; no shape check. Ours adds the header parsing (several signatures, any case, repeated headers), the event shape check and the Event-Id/Type agreement.${
+      note: `Ours is \`import { verifyWebhook } from "medrecords/webhooks"\` as Node resolves it: its \`#hmac\` import resolved under the \`node\` condition to dist/hmac-node.js, HMAC from node:crypto. The baseline reads the same headers from Node's \`req.headers\`, checks the timestamp tolerance, runs createHmac over \`<ts>.\` and the body Buffer, timingSafeEqual against the header's hex, and JSON.parse; no shape check. Ours adds the header parsing (several signatures, any case, repeated headers), the event shape check and the Event-Id/Type agreement.${
         size >= 64 * KiB
           ? " At 64 KiB every side does the same floor of work: in a `node --cpu-prof` of ours, JSON.parse is 64 % of the time, the HMAC 22 %, the UTF-8 decode 4 %."
           : ""

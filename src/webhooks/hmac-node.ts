@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { matchesAnyHex, type SignedData } from "./crypto.js";
 
 /**
- * `hmacSha256Hex` of crypto.ts over node:crypto: the same HMAC (keyed with
+ * `hmacSha256Hex` of hmac.ts over node:crypto (the `node` condition of `#hmac`): the same HMAC (keyed with
  * the UTF-8 bytes of the whole `whsec_...` string), computed synchronously
  * in OpenSSL and fed part by part: the body is not copied, no promise is
  * made, and no job goes to the thread pool as with Web Crypto in Node.
@@ -15,7 +15,7 @@ export function hmacSha256Hex(secret: string, data: SignedData): string {
 }
 
 /**
- * `hmacSha256Matches` of crypto.ts over node:crypto: one HMAC, then every
+ * `hmacSha256Matches` of hmac.ts over node:crypto: one HMAC, then every
  * candidate compared with its hex in constant time (`matchesAnyHex`); a
  * malformed one is never equal to it. A boolean, not a promise.
  */

@@ -1,8 +1,9 @@
 /**
  * `medrecords/webhooks`: verify, sign and handle deliveries of the service's
- * webhooks. Runs on Web Crypto alone (on Node, the `node` export condition
- * loads a build whose HMAC is node:crypto's; see index.node.ts) and imports
- * neither the HTTP client nor msw, so a receiver pulls in nothing else.
+ * webhooks. Runs on Web Crypto alone (under the `node` condition, the
+ * package's `#hmac` import takes node:crypto's HMAC instead: see hmac.ts and
+ * hmac-node.ts) and imports neither the HTTP client nor msw, so a receiver
+ * pulls in nothing else.
  *
  * @module medrecords/webhooks
  */

@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from "./crypto.js";
+import { hmacSha256Hex } from "#hmac";
 import { WEBHOOK_HEADERS } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
 

@@ -1,4 +1,5 @@
-import { hmacSha256Matches, type SignedData } from "./crypto.js";
+import { hmacSha256Matches } from "#hmac";
+import type { SignedData } from "./crypto.js";
 import { signatureMismatchHints, toleranceError, WebhookVerificationError } from "./errors.js";
 import type { WebhookEvent } from "./events.js";
 import { readHeaders, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  hmacSha256Hex,
-  hmacSha256Matches,
-  timingSafeEqualHex,
-  utf8,
-} from "../../src/webhooks/crypto.js";
+import { timingSafeEqualHex, utf8 } from "../../src/webhooks/crypto.js";
+import { hmacSha256Hex, hmacSha256Matches } from "../../src/webhooks/hmac.js";
 import { nodeHmac } from "./fixtures.js";
 
 describe("timingSafeEqualHex", () => {

@@ -8,7 +8,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 // Value imports and re-exports; `import type` and `export type` vanish at build time.
 const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^"';]*?\s+from\s+)?["']([^"']+)["']/gm;
 
-/** Every module the entry loads at run time, following relative value imports. */
+/**
+ * The sources behind the package's own `imports` (package.json maps them to
+ * dist/ by condition): `#hmac` is Web Crypto's HMAC, or node:crypto's under `node`.
+ */
+const INTERNAL_IMPORTS: Record<string, string[]> = {
+  "#hmac": ["src/webhooks/hmac.ts", "src/webhooks/hmac-node.ts"],
+};
+
+/** Every module the entry loads at run time, following relative value imports and `#` imports. */
 function runtimeGraph(entry: string): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -19,6 +27,10 @@ function runtimeGraph(entry: string): { files: Set<string>; packages: Set<string
     for (const [, specifier = ""] of source.matchAll(IMPORT)) {
       if (specifier.startsWith(".")) {
         visit(resolve(dirname(file), specifier).replace(/\.js$/, ".ts"));
+      } else if (specifier.startsWith("#")) {
+        const targets = INTERNAL_IMPORTS[specifier];
+        if (targets === undefined) throw new Error(`${file}: unknown internal import ${specifier}`);
+        for (const target of targets) visit(resolve(root, target));
       } else {
         packages.add(specifier);
       }
@@ -35,6 +47,7 @@ describe("medrecords/webhooks entry", () => {
     // The walk must actually have followed the re-exports.
     expect(relative).toContain("src/webhooks/verify.ts");
     expect(relative).toContain("src/webhooks/node.ts");
+    expect(relative).toContain("src/webhooks/hmac-node.ts");
     // The shared dedupe stores live in src/stores/ and take the user's own client: no package imports.
     expect(relative).toContain("src/stores/redis-dedupe.ts");
     for (const file of relative) {
@@ -45,6 +58,14 @@ describe("medrecords/webhooks entry", () => {
         file,
       ).toBe(true);
     }
-    expect([...packages]).toEqual([]);
+    // Node's own modules only (node:crypto, under the `node` condition): no package.
+    expect([...packages].filter((name) => !name.startsWith("node:"))).toEqual([]);
+  });
+
+  it("names in INTERNAL_IMPORTS exactly the package's `imports`", () => {
+    const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
+      imports: Record<string, unknown>;
+    };
+    expect(Object.keys(pkg.imports).sort()).toEqual(Object.keys(INTERNAL_IMPORTS).sort());
   });
 });

@@ -1,16 +1,14 @@
 /**
  * The webhook tests once more, on the primitive of the `node` build of
- * `medrecords/webhooks`: tsup.config.ts builds that entry with crypto.node.ts
- * (HMAC from node:crypto, synchronous) in place of crypto.ts (Web Crypto), and
- * here the same swap is made with a mock. The imported files register their
+ * `medrecords/webhooks` under the `node` condition: the package's `#hmac`
+ * import resolves to hmac-node.ts (HMAC from node:crypto, synchronous) there
+ * and to hmac.ts (Web Crypto) elsewhere, and here the same swap is made with
+ * a mock of hmac.ts, which `#hmac` resolves to in the tests. The imported files register their
  * tests in this file, so each runs on both primitives.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-vi.mock("../../src/webhooks/crypto.js", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../src/webhooks/crypto.js")>()),
-  ...(await import("../../src/webhooks/crypto.node.js")),
-}));
+vi.mock("../../src/webhooks/hmac.js", () => import("../../src/webhooks/hmac-node.js"));
 
 // Every HMAC of the node build goes through createHmac: counted, otherwise unchanged.
 vi.mock("node:crypto", async (importOriginal) => {
@@ -19,7 +17,7 @@ vi.mock("node:crypto", async (importOriginal) => {
 });
 
 const { createHmac } = await import("node:crypto");
-const { hmacSha256Hex, hmacSha256Matches } = await import("../../src/webhooks/crypto.js");
+const { hmacSha256Hex, hmacSha256Matches } = await import("../../src/webhooks/hmac.js");
 const { MAX_SIGNATURE_CANDIDATES } = await import("../../src/webhooks/verify.js");
 const { verifyWebhook } = await import("../../src/webhooks/index.js");
 const { NOW_MS, nodeHmac, nodeSignedHeaders, OTHER_SECRET, SECRET, statusChanged } = await import(
@@ -78,12 +76,13 @@ describe("the node build's primitive", () => {
   });
 
   it("signs parts as if joined, strings as UTF-8, like the Web Crypto one", async () => {
-    const web = await vi.importActual<typeof import("../../src/webhooks/crypto.js")>(
-      "../../src/webhooks/crypto.js",
+    const web = await vi.importActual<typeof import("../../src/webhooks/hmac.js")>(
+      "../../src/webhooks/hmac.js",
     );
+    const { concatBytes, utf8 } = await import("../../src/webhooks/crypto.js");
     const body = new TextEncoder().encode('{"note":"Clínica São José — 病院"}');
     const parts = ["1767225600.", body] as const;
-    const joined = web.concatBytes(web.utf8("1767225600."), body);
+    const joined = concatBytes(utf8("1767225600."), body);
     const expected = nodeHmac(SECRET, joined);
     expect(hmacSha256Hex(SECRET, parts)).toBe(expected);
     expect(await web.hmacSha256Hex(SECRET, parts)).toBe(expected);

@@ -5,7 +5,8 @@
  * time. node-crypto.test.ts checks the same on the `node` build.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { hmacSha256Matches, utf8 } from "../../src/webhooks/crypto.js";
+import { utf8 } from "../../src/webhooks/crypto.js";
+import { hmacSha256Matches } from "../../src/webhooks/hmac.js";
 import { verifyWebhook, WebhookVerificationError } from "../../src/webhooks/index.js";
 import { MAX_SIGNATURE_CANDIDATES } from "../../src/webhooks/verify.js";
 import {
