@@ -214,9 +214,9 @@ describe("records requests", () => {
 
     expect(await recordsStatus(app, id)).toBe("In progress (intake)");
     expect(attempts).toEqual([
-      "GET /v2/retrieval-requests/{id} #1",
-      "GET /v2/retrieval-requests/{id} #2",
-      "GET /v2/retrieval-requests/{id} #3",
+      "GET /v2/retrieval-requests/{retrieval_request_id} #1",
+      "GET /v2/retrieval-requests/{retrieval_request_id} #2",
+      "GET /v2/retrieval-requests/{retrieval_request_id} #3",
     ]);
   });
 

@@ -1,7 +1,6 @@
-import type { z } from "zod";
-import { ListEnvelope } from "../schemas/common.js";
+import type { Operation } from "../contract/operation.js";
 import type { RequestOptions } from "./options.js";
-import type { Core, RequestSpec } from "./request.js";
+import type { CallInput, Core, ResponseOf } from "./request.js";
 
 /** One page of a list: its items, links and cursors. */
 export class Page<T> implements AsyncIterable<T> {
@@ -109,27 +108,29 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   }
 }
 
-/** Starts a list call over `core`; each page is one GET. */
-export function paginate<S extends z.ZodType>(
+/** The item type of a list operation: what its envelope's `results` hold. */
+export type ItemOf<O extends Operation> =
+  ResponseOf<O> extends { results: (infer T)[] } ? T : never;
+
+/**
+ * Starts a call of the list operation `op` over `core`; each page is one GET,
+ * parsed with the operation's list envelope.
+ */
+export function paginate<O extends Operation & { readonly list: true }>(
   core: Core,
-  spec: Omit<RequestSpec<unknown>, "method" | "responseSchema"> & {
-    item: S;
-    /** The page's schema when the envelope carries more than results, next and previous. */
-    envelope?: z.ZodType;
-  },
+  op: O,
+  input: Pick<CallInput<O>, "params" | "query">,
   options?: RequestOptions,
-): PagePromise<z.output<S>> {
-  type T = z.output<S>;
-  const responseSchema = spec.envelope ?? ListEnvelope(spec.item);
+): PagePromise<ItemOf<O>> {
+  type T = ItemOf<O>;
   const fetchPage = async (url: string | undefined): Promise<Page<T>> => {
-    const envelope = (await core.request(
-      url === undefined
-        ? { ...spec, method: "GET", responseSchema }
-        : { method: "GET", path: spec.path, url, responseSchema },
-      options,
-    )) as { results: T[]; next: string | null; previous: string | null };
-    const cursor =
-      url === undefined ? ((spec.query?.cursor as string | undefined) ?? null) : cursorOf(url);
+    const envelope = (await core.call(op, url === undefined ? input : { url }, options)) as {
+      results: T[];
+      next: string | null;
+      previous: string | null;
+    };
+    const query = input.query as { cursor?: string | null } | undefined;
+    const cursor = url === undefined ? (query?.cursor ?? null) : cursorOf(url);
     return new Page<T>(envelope, cursor, fetchPage);
   };
   return new PagePromise<T>(() => fetchPage(undefined));

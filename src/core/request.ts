@@ -1,5 +1,6 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
 import type { z } from "zod";
+import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { readEnv } from "../internal/env.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
@@ -16,32 +17,25 @@ import {
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-export type QueryValue = string | number | boolean | null | undefined;
-
-/** One API call, described once by a resource method. */
-export interface RequestSpec<T> {
-  method: HttpMethod;
-  /** Path template relative to `baseUrl`, e.g. `/v2/cases/{case_id}`. */
-  path: string;
-  /** Values for the template's `{placeholders}`; each must be a non-empty string other than `.` and `..`. */
-  params?: Record<string, string>;
-  query?: Record<string, unknown> | undefined;
-  /** Refuses a bad query before sending. */
-  querySchema?: z.ZodType;
+/** What a call sends beyond what its operation fixes. */
+export interface CallInput<O extends Operation = Operation> {
+  /** Values for the path template's `{placeholders}`; each must be a non-empty string other than `.` and `..`. */
+  params?: PathParamsOf<O["path"]>;
+  /** Validated with the operation's query schema before sending. */
+  query?: object | undefined;
+  /** Validated with the operation's body schema before sending. */
   body?: unknown;
-  /** Refuses a bad body before sending. */
-  bodySchema?: z.ZodType;
-  /** Parses the response when `validateResponses` is on. */
-  responseSchema?: z.ZodType<T>;
-  /**
-   * Whether repeating the call is harmless.
-   * @default true for GET, PUT, PATCH and DELETE; false for POST
-   */
-  idempotent?: boolean;
-  /** An absolute address to call instead of `path` (a `next` link); must be on `baseUrl`'s origin. */
+  /** An absolute address to call instead of the path (a `next` link); must be on `baseUrl`'s origin. */
   url?: string;
 }
+
+/** What a call to `O` resolves to: its response schema's output, nothing for a 204. */
+export type ResponseOf<O extends Operation> = O["response"] extends z.ZodType
+  ? z.output<O["response"]>
+  : undefined;
+
+/** `POST /v2/cases/{case_id}/documents`: how logs and errors name an operation. */
+export const describeOperation = (op: Operation): string => `${op.method} ${op.path}`;
 
 /** Turns zod issues into `{ path, message }` without echoing any value. */
 export function toIssues(error: z.ZodError): ValidationIssue[] {
@@ -85,7 +79,9 @@ export function validateInput<S extends z.ZodType>(
 /**
  * The shared core under every resource: builds the address, validates,
  * authenticates, retries through ky, maps errors, and parses responses.
- * Resource methods are one line over `request`.
+ * Each call is one contract operation (src/contract): method, path template,
+ * schemas and retry safety come from it, so resource methods are one line
+ * over `call`.
  */
 export class Core {
   readonly baseUrl: string;
@@ -165,14 +161,11 @@ export class Core {
   }
 
   /** The absolute address of a call, refusing a link to any origin but `baseUrl`'s. */
-  resolveUrl(
-    spec: Pick<RequestSpec<unknown>, "path" | "params" | "url" | "method">,
-    query?: URLSearchParams,
-  ): string {
-    if (spec.url !== undefined) {
+  resolveUrl(op: Operation, input: CallInput, query?: URLSearchParams): string {
+    if (input.url !== undefined) {
       let url: URL;
       try {
-        url = new URL(spec.url, this.baseUrl);
+        url = new URL(input.url, this.baseUrl);
       } catch {
         throw new MedRecordsError(
           `Refusing to follow a link that is not a URL, from ${this.origin}.`,
@@ -192,9 +185,10 @@ export class Core {
       }
       return url.href;
     }
-    const where = `${spec.method} ${spec.path}`;
-    const path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = spec.params?.[name];
+    const where = describeOperation(op);
+    const params = input.params as Readonly<Record<string, unknown>> | undefined;
+    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = params?.[name];
       if (typeof value !== "string" || value === "") {
         throw validateError(where, name, "Expected a non-empty string identifier");
       }
@@ -214,18 +208,33 @@ export class Core {
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
   }
 
-  request<T>(spec: RequestSpec<T>, options: RequestOptions = {}): APIPromise<T> {
-    return new APIPromise(this.#send(spec, options));
+  /**
+   * Calls `op`: validates the query and body with its schemas (nothing is
+   * sent when they fail), retries where `op.idempotent` allows, and parses
+   * the answer with its response schema when `validateResponses` is on.
+   */
+  call<O extends Operation>(
+    op: O,
+    input: CallInput<O> = {},
+    options: RequestOptions = {},
+  ): APIPromise<ResponseOf<O>> {
+    return new APIPromise(this.#send(op, input, options) as Promise<WithResponse<ResponseOf<O>>>);
   }
 
-  async #send<T>(spec: RequestSpec<T>, options: RequestOptions): Promise<WithResponse<T>> {
-    const where = `${spec.method} ${spec.path}`;
-    const body = spec.bodySchema ? validateInput(spec.bodySchema, spec.body, where) : spec.body;
-    const query = spec.querySchema
-      ? validateInput(spec.querySchema, spec.query ?? {}, where)
-      : spec.query;
-    const url = this.resolveUrl(spec, toSearchParams(query as Record<string, unknown> | undefined));
-    const idempotent = spec.idempotent ?? spec.method !== "POST";
+  async #send(op: Operation, input: CallInput, options: RequestOptions) {
+    const where = describeOperation(op);
+    const bodySchema = op.body === EMPTY_BODY ? undefined : op.body;
+    const body = bodySchema ? validateInput(bodySchema, input.body, where) : input.body;
+    // A `next` link carries the query that made it; only a first call is validated.
+    const query =
+      op.query && input.url === undefined
+        ? validateInput(op.query, input.query ?? {}, where)
+        : input.query;
+    const url = this.resolveUrl(
+      op,
+      input,
+      toSearchParams(query as Record<string, unknown> | undefined),
+    );
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const headers: Record<string, string> = {
@@ -237,9 +246,9 @@ export class Core {
     let response: Response;
     try {
       response = await ky(url, {
-        method: spec.method,
+        method: op.method,
         headers,
-        json: spec.body === undefined ? undefined : body,
+        json: input.body === undefined ? undefined : body,
         timeout: timeoutMs,
         totalTimeout: deadlineMs ?? false,
         signal: options.signal,
@@ -249,16 +258,16 @@ export class Core {
         retry: retryPolicy({
           maxRetries: options.maxRetries ?? this.options.maxRetries,
           maxRetryAfterMs: this.options.maxRetryAfterMs,
-          idempotent,
+          idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(spec),
+        fetch: this.#instrumentedFetch(op),
       });
     } catch (error) {
       throw this.#mapError(error, where, timeoutMs);
     }
-    const data = (await parseBody(response)) as T;
-    if (this.options.validateResponses && spec.responseSchema) {
-      const result = spec.responseSchema.safeParse(data);
+    const data = await parseBody(response);
+    if (this.options.validateResponses && op.response) {
+      const result = op.response.safeParse(data);
       if (!result.success) {
         const issues = toIssues(result.error);
         throw new ResponseValidationError(
@@ -275,14 +284,14 @@ export class Core {
    * Counts attempts and reports each one without bodies, queries or headers;
    * and drops the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(spec: RequestSpec<unknown>): typeof fetch {
+  #instrumentedFetch(op: Operation): typeof fetch {
     const { logger, hooks } = this.options;
     let attempt = 0;
     return async (input, init) => {
       attempt++;
       const request = input instanceof Request ? input : new Request(input, init);
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
-      const info = { method: spec.method, path: spec.path, attempt };
+      const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
       const started = performance.now();
       const report = (fields: ResponseInfo) => {

@@ -1,17 +1,23 @@
 /**
  * The OpenAPI 3.1 description of the whole /v2 surface, generated rather than
- * written: methods, paths and scopes from the reference server's route table,
- * every field, limit and enum from the zod schemas the client and the server
- * validate with, and the rest from the table in operations.ts. Plain JSON,
+ * written: every operation from the contract (src/contract) the client and
+ * the reference server are built on, every field, limit and enum from its zod
+ * schemas, and the components, tags and webhook deliveries from components.ts. Plain JSON,
  * with keys in a fixed order so that a change shows as a small diff.
  *
  * Imports no msw: the CLI prints it and must run without msw installed.
  */
 
 import * as z from "zod";
+import {
+  EMPTY_BODY,
+  type ErrorStatus,
+  OPERATIONS,
+  type Operation,
+  pathParamNames,
+} from "../contract/index.js";
 import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
 import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
-import { type ApiRouteInfo, apiRouteTable } from "../mock/routes.js";
 import { DEFAULT_PAGE_LIMIT, OpenEnumOther } from "../schemas/common.js";
 import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
@@ -22,15 +28,7 @@ import {
 } from "../schemas/retrieval-requests.js";
 import { WebhookUpdate } from "../schemas/webhooks.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
-import {
-  type ErrorStatus,
-  OPERATIONS,
-  type OperationSpec,
-  REQUEST_COMPONENTS,
-  RESPONSE_COMPONENTS,
-  TAGS,
-  WEBHOOK_EVENTS,
-} from "./operations.js";
+import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS, TAGS, WEBHOOK_EVENTS } from "./components.js";
 
 export type JsonSchema = { [keyword: string]: unknown };
 export type Ref = { $ref: string };
@@ -234,7 +232,7 @@ function refTo(schema: z.ZodType, where: string): Ref {
     const id = Object.keys(named).find((key) => named[key] === schema);
     if (id !== undefined) return schemaRef(id);
   }
-  throw new Error(`openapi: the body schema of ${where} is not in operations.ts's components`);
+  throw new Error(`openapi: the body schema of ${where} is not in components.ts`);
 }
 
 /**
@@ -300,7 +298,7 @@ function errorResponse(description: string, status: number): ResponseObject {
   return { description, headers, content: json(schemaRef("Error")) };
 }
 
-function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
+function responses(spec: Operation, hasPathParams: boolean, key: string) {
   const headers = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
   const out: Record<string, ResponseObject | Ref> = {};
   if (spec.status === 204) {
@@ -324,7 +322,7 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
     const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
     out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
   }
-  if (spec.body) {
+  if (requestBody(spec)) {
     out[413] = errorResponse(
       `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
       413,
@@ -336,8 +334,12 @@ function responses(spec: OperationSpec, hasPathParams: boolean, key: string) {
   return out;
 }
 
-function operation(route: ApiRouteInfo, spec: OperationSpec, key: string): OperationObject {
-  const pathParams = [...route.pattern.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+/** The body schema of an operation that reads one; none for one that refuses every body. */
+const requestBody = (op: Operation) => (op.body === EMPTY_BODY ? undefined : op.body);
+
+function operation(op: Operation): OperationObject {
+  const key = `${op.method} ${op.path}`;
+  const pathParams = pathParamNames(op.path);
   const parameters: ParameterObject[] = [
     ...pathParams.map((name) => ({
       name,
@@ -345,32 +347,31 @@ function operation(route: ApiRouteInfo, spec: OperationSpec, key: string): Opera
       required: true,
       schema: { type: "string" },
     })),
-    ...(spec.query ? queryParameters(spec.query, spec.parameters) : []),
+    ...(op.query ? queryParameters(op.query, op.parameters) : []),
   ];
-  const scopeLine = scopeSentence(route);
+  const body = requestBody(op);
+  const scopeLine = scopeSentence(op);
   return {
-    operationId: spec.operationId,
-    summary: spec.summary,
-    description: spec.description ? `${spec.description}\n\n${scopeLine}` : scopeLine,
-    tags: [spec.tag],
+    operationId: op.operationId,
+    summary: op.summary,
+    description: op.description ? `${op.description}\n\n${scopeLine}` : scopeLine,
+    tags: [op.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(spec.body
+    ...(body
       ? {
           requestBody: {
             required: true as const,
             description: REQUEST_BODY_DESCRIPTION,
-            content: jsonRequest(refTo(spec.body, key)),
+            content: jsonRequest(refTo(body, key)),
           },
         }
       : {}),
-    responses: responses(spec, pathParams.length > 0, key),
+    responses: responses(op, pathParams.length > 0, key),
     // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs:
     // those every call needs; the conditional ones are in `x-required-scopes` and the description.
-    security: [{ bearerAuth: [route.scope, ...alwaysNeeded(route)] }],
-    "x-required-scope": route.scope,
-    "x-required-scopes": [
-      ...new Set([route.scope, ...route.additionalScopes.map(({ scope }) => scope)]),
-    ],
+    security: [{ bearerAuth: [op.scope, ...alwaysNeeded(op)] }],
+    "x-required-scope": op.scope,
+    "x-required-scopes": [...new Set([op.scope, ...op.scopes])],
   };
 }
 
@@ -378,13 +379,20 @@ const REQUEST_BODY_DESCRIPTION =
   "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).";
 
 const code = (scope: string) => `\`${scope}\``;
-const alwaysNeeded = (route: ApiRouteInfo) =>
-  route.additionalScopes.filter(({ when }) => when === undefined).map(({ scope }) => scope);
+/** The scopes beyond the operation's own: each with the case it is needed in, if not always. */
+const extraScopes = (op: Operation) =>
+  op.scopes
+    .filter((scope) => scope !== op.scope)
+    .map((scope) => ({ scope, when: op.scopeWhen?.[scope] }));
+const alwaysNeeded = (op: Operation) =>
+  extraScopes(op)
+    .filter(({ when }) => when === undefined)
+    .map(({ scope }) => scope);
 
 /** "Requires the `a` and `b` scopes; also `c` with an inline `case`." */
-function scopeSentence(route: ApiRouteInfo): string {
-  const always = [route.scope, ...alwaysNeeded(route)].map(code);
-  const sometimes = route.additionalScopes
+function scopeSentence(op: Operation): string {
+  const always = [op.scope, ...alwaysNeeded(op)].map(code);
+  const sometimes = extraScopes(op)
     .filter(({ when }) => when !== undefined)
     .map(({ scope, when }) => `${code(scope)} ${when}`);
   const head =
@@ -395,23 +403,9 @@ function scopeSentence(route: ApiRouteInfo): string {
 }
 
 function paths(): Record<string, PathItem> {
-  const routes = apiRouteTable();
-  const keys = routes.map((route) => `${route.method} ${route.pattern}`);
-  const missing = keys.filter((key) => !(key in OPERATIONS));
-  const stale = Object.keys(OPERATIONS).filter((key) => !keys.includes(key));
-  if (missing.length > 0 || stale.length > 0) {
-    throw new Error(
-      `openapi: operations.ts and the server's routes differ: no entry for [${missing.join(", ")}]; no route for [${stale.join(", ")}]`,
-    );
-  }
   const out: Record<string, PathItem> = {};
-  for (const route of routes) {
-    const key = `${route.method} ${route.pattern}`;
-    const path = route.pattern.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
-    out[path] = {
-      ...out[path],
-      [route.method.toLowerCase()]: operation(route, OPERATIONS[key]!, key),
-    };
+  for (const op of OPERATIONS) {
+    out[op.path] = { ...out[op.path], [op.method.toLowerCase()]: operation(op) };
   }
   return sortKeys(out, (item) => sortKeys(item, undefined, METHOD_ORDER));
 }

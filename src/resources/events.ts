@@ -1,7 +1,7 @@
+import * as events from "../contract/events.js";
 import type { APIPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
-import type { RequestSpec } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import {
   type CatchUpOptions,
@@ -9,10 +9,8 @@ import {
   createCatchUpPoller,
   type EventLogPage,
 } from "../poller/catch-up.js";
-import { ListEnvelope } from "../schemas/common.js";
-import { AnyEvent, EventListParams } from "../schemas/event-list.js";
-
-const EventPage = ListEnvelope(AnyEvent);
+import type { ListEnvelope } from "../schemas/common.js";
+import type { AnyEvent, EventListParams } from "../schemas/event-list.js";
 
 /**
  * The event log: every emitted event, readable for 30 days. Events of a
@@ -27,19 +25,12 @@ export class Events extends APIResource {
    * with a `PermissionError`.
    */
   list(query: EventListParams = {}, options?: RequestOptions): PagePromise<AnyEvent> {
-    return paginate(
-      this.core,
-      { path: "/v2/events", query, querySchema: EventListParams, item: AnyEvent },
-      options,
-    );
+    return paginate(this.core, events.list, { query }, options);
   }
 
   /** One event by id; a `NotFoundError` once it is past the 30-day retention. */
   retrieve(eventId: string, options?: RequestOptions): APIPromise<AnyEvent> {
-    return this.core.request(
-      { method: "GET", path: "/v2/events/{id}", params: { id: eventId }, responseSchema: AnyEvent },
-      options,
-    );
+    return this.core.call(events.retrieve, { params: { id: eventId } }, options);
   }
 
   /**
@@ -58,27 +49,17 @@ export class Events extends APIResource {
    * poller.start({ intervalMs: 60_000 }); // later: await poller.stop();
    */
   catchUp(options: CatchUpOptions): CatchUpPoller {
-    const read = async (spec: RequestSpec<EventPage>): Promise<EventLogPage> => {
-      const { data, response } = await this.core.request(spec).withResponse();
+    const read = async (call: APIPromise<ListEnvelope<AnyEvent>>): Promise<EventLogPage> => {
+      const { data, response } = await call.withResponse();
       const date = Date.parse(response.headers.get("date") ?? "");
       return { ...data, serverTimeMs: Number.isNaN(date) ? undefined : date };
     };
     return createCatchUpPoller(
       {
-        list: (query) =>
-          read({
-            method: "GET",
-            path: "/v2/events",
-            query,
-            querySchema: EventListParams,
-            responseSchema: EventPage,
-          }),
-        follow: (url) =>
-          read({ method: "GET", path: "/v2/events", url, responseSchema: EventPage }),
+        list: (query) => read(this.core.call(events.list, { query })),
+        follow: (url) => read(this.core.call(events.list, { url })),
       },
       options,
     );
   }
 }
-
-type EventPage = ListEnvelope<AnyEvent>;

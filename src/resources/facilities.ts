@@ -1,7 +1,8 @@
+import * as facilities from "../contract/facilities.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { APIResource } from "../core/resource.js";
-import { Facility, FacilitySearchParams } from "../schemas/facilities.js";
+import type { Facility, FacilitySearchParams } from "../schemas/facilities.js";
 
 /** The directory of providers that records are requested from. */
 export class Facilities extends APIResource {
@@ -11,10 +12,6 @@ export class Facilities extends APIResource {
    * Use a result's `id` as `facility_id` of a retrieval request.
    */
   search(query: FacilitySearchParams, options?: RequestOptions): PagePromise<Facility> {
-    return paginate(
-      this.core,
-      { path: "/v2/facilities", query, querySchema: FacilitySearchParams, item: Facility },
-      options,
-    );
+    return paginate(this.core, facilities.search, { query }, options);
   }
 }

@@ -1,8 +1,9 @@
+import * as requestors from "../contract/requestors.js";
 import type { APIPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { APIResource } from "../core/resource.js";
-import {
+import type {
   Requestor,
   RequestorCreate,
   RequestorListParams,
@@ -13,29 +14,12 @@ import {
 export class Requestors extends APIResource {
   /** Creates a retrieval profile (requestors:write). */
   create(body: RequestorCreate, options?: RequestOptions): APIPromise<Requestor> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/requestors",
-        body,
-        bodySchema: RequestorCreate,
-        responseSchema: Requestor,
-      },
-      options,
-    );
+    return this.core.call(requestors.create, { body }, options);
   }
 
   /** One retrieval profile by id; a `NotFoundError` when there is none. */
   retrieve(requestorId: string, options?: RequestOptions): APIPromise<Requestor> {
-    return this.core.request(
-      {
-        method: "GET",
-        path: "/v2/requestors/{id}",
-        params: { id: requestorId },
-        responseSchema: Requestor,
-      },
-      options,
-    );
+    return this.core.call(requestors.retrieve, { params: { id: requestorId } }, options);
   }
 
   /** Changes only the supplied fields; null clears `organization` or `phone`. */
@@ -44,25 +28,11 @@ export class Requestors extends APIResource {
     body: RequestorUpdate,
     options?: RequestOptions,
   ): APIPromise<Requestor> {
-    return this.core.request(
-      {
-        method: "PATCH",
-        path: "/v2/requestors/{id}",
-        params: { id: requestorId },
-        body,
-        bodySchema: RequestorUpdate,
-        responseSchema: Requestor,
-      },
-      options,
-    );
+    return this.core.call(requestors.update, { params: { id: requestorId }, body }, options);
   }
 
   /** Every retrieval profile, newest first: await for a page or `for await` over every one. */
   list(query: RequestorListParams = {}, options?: RequestOptions): PagePromise<Requestor> {
-    return paginate(
-      this.core,
-      { path: "/v2/requestors", query, querySchema: RequestorListParams, item: Requestor },
-      options,
-    );
+    return paginate(this.core, requestors.list, { query }, options);
   }
 }

@@ -1,11 +1,13 @@
+import * as retrievalRequests from "../contract/retrieval-requests.js";
+import * as uploads from "../contract/uploads.js";
 import type { APIPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
-import type { Core } from "../core/request.js";
+import { type Core, describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
-import { DownloadResponse } from "../schemas/documents.js";
-import {
+import type { DownloadResponse } from "../schemas/documents.js";
+import type {
   ActionRequestAnswer,
   ActionResponse,
   RetrievalDocument,
@@ -15,7 +17,7 @@ import {
   RetrievalRequestList,
   RetrievalRequestListParams,
 } from "../schemas/retrieval-requests.js";
-import { RetrievalSignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
+import type { RetrievalSignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
 import { Cases } from "./cases.js";
 
 /** What `mr.retrievalRequests.uploadFile()` takes: the file, and optionally the case to sign under. */
@@ -93,21 +95,15 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
   }
 
   async *#walk(): AsyncGenerator<RetrievalRequestChangesPage, void, undefined> {
-    const path = "/v2/retrieval-requests";
     const { limit, case_id, status } = this.#params;
     // undefined: the first page, by query; then each `next` link until null.
     let next: string | null | undefined;
     while (next !== null) {
-      const page: RetrievalRequestList = await this.#core.request(
+      const page: RetrievalRequestList = await this.#core.call(
+        retrievalRequests.list,
         next === undefined
-          ? {
-              method: "GET",
-              path,
-              query: { updated_since: this.#since, limit, case_id, status },
-              querySchema: RetrievalRequestListParams,
-              responseSchema: RetrievalRequestList,
-            }
-          : { method: "GET", path, url: next as string, responseSchema: RetrievalRequestList },
+          ? { query: { updated_since: this.#since, limit, case_id, status } }
+          : { url: next },
         this.#options,
       );
       // The service filters already; a request not newer than `since` is never handed out.
@@ -153,16 +149,7 @@ export class RetrievalRequests extends APIResource {
    * after a timeout or a 5xx, which could create it twice.
    */
   create(body: RetrievalRequestCreate, options?: RequestOptions): APIPromise<RetrievalRequest> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/retrieval-requests",
-        body,
-        bodySchema: RetrievalRequestCreate,
-        responseSchema: RetrievalRequest,
-      },
-      options,
-    );
+    return this.core.call(retrievalRequests.create, { body }, options);
   }
 
   /**
@@ -170,15 +157,8 @@ export class RetrievalRequests extends APIResource {
    * a webhook receiver fetches on each event, since deliveries carry no state.
    */
   retrieve(retrievalRequestId: string, options?: RequestOptions): APIPromise<RetrievalRequest> {
-    return this.core.request(
-      {
-        method: "GET",
-        path: "/v2/retrieval-requests/{id}",
-        params: { id: retrievalRequestId },
-        responseSchema: RetrievalRequest,
-      },
-      options,
-    );
+    const params = { retrieval_request_id: retrievalRequestId };
+    return this.core.call(retrievalRequests.retrieve, { params }, options);
   }
 
   /**
@@ -189,17 +169,7 @@ export class RetrievalRequests extends APIResource {
     query: RetrievalRequestListParams = {},
     options?: RequestOptions,
   ): PagePromise<RetrievalRequest> {
-    return paginate(
-      this.core,
-      {
-        path: "/v2/retrieval-requests",
-        query,
-        querySchema: RetrievalRequestListParams,
-        item: RetrievalRequest,
-        envelope: RetrievalRequestList,
-      },
-      options,
-    );
+    return paginate(this.core, retrievalRequests.list, { query }, options);
   }
 
   /**
@@ -220,17 +190,8 @@ export class RetrievalRequests extends APIResource {
     query: RetrievalDocumentListParams = {},
     options?: RequestOptions,
   ): PagePromise<RetrievalDocument> {
-    return paginate(
-      this.core,
-      {
-        path: "/v2/retrieval-requests/{id}/documents",
-        params: { id: retrievalRequestId },
-        query,
-        querySchema: RetrievalDocumentListParams,
-        item: RetrievalDocument,
-      },
-      options,
-    );
+    const params = { retrieval_request_id: retrievalRequestId };
+    return paginate(this.core, retrievalRequests.listDocuments, { params, query }, options);
   }
 
   /**
@@ -243,15 +204,8 @@ export class RetrievalRequests extends APIResource {
     documentId: string,
     options?: RequestOptions,
   ): APIPromise<DownloadResponse> {
-    return this.core.request(
-      {
-        method: "GET",
-        path: "/v2/retrieval-requests/{id}/documents/{document_id}/download",
-        params: { id: retrievalRequestId, document_id: documentId },
-        responseSchema: DownloadResponse,
-      },
-      options,
-    );
+    const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
+    return this.core.call(retrievalRequests.downloadDocument, { params }, options);
   }
 
   /**
@@ -267,17 +221,8 @@ export class RetrievalRequests extends APIResource {
     body: ActionResponse,
     options?: RequestOptions,
   ): APIPromise<ActionRequestAnswer> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/retrieval-requests/{id}/action-response",
-        params: { id: retrievalRequestId },
-        body,
-        bodySchema: ActionResponse,
-        responseSchema: ActionRequestAnswer,
-      },
-      options,
-    );
+    const params = { retrieval_request_id: retrievalRequestId };
+    return this.core.call(retrievalRequests.respondToActionRequest, { params, body }, options);
   }
 
   /**
@@ -289,18 +234,7 @@ export class RetrievalRequests extends APIResource {
     body: RetrievalSignUploadRequest,
     options?: RequestOptions,
   ): APIPromise<SignUploadResponse> {
-    // Repeating a signing only leaves an unused upload id behind, so it is retried like a read.
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/retrieval-requests/sign-upload",
-        body,
-        bodySchema: RetrievalSignUploadRequest,
-        responseSchema: SignUploadResponse,
-        idempotent: true,
-      },
-      options,
-    );
+    return this.core.call(uploads.signRetrieval, { body }, options);
   }
 
   /**
@@ -317,10 +251,9 @@ export class RetrievalRequests extends APIResource {
       case_id === undefined
         ? this.signUpload(names, options)
         : new Cases(this.core).signUpload(case_id, names, options);
-    const where =
-      case_id === undefined
-        ? "POST /v2/retrieval-requests/sign-upload"
-        : "POST /v2/cases/{case_id}/sign-upload";
+    const where = describeOperation(
+      case_id === undefined ? uploads.signRetrieval : uploads.signCase,
+    );
     return signAndPut(this.core, sign, upload, where, options?.signal);
   }
 }

@@ -1,14 +1,14 @@
+import * as webhooks from "../contract/webhooks.js";
 import type { APIPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { APIResource } from "../core/resource.js";
-import {
+import type {
   Webhook,
   WebhookCreate,
   WebhookCreateResponse,
   WebhookDelivery,
   WebhookDeliveryListParams,
-  WebhookList,
   WebhookTestResult,
   WebhookUpdate,
 } from "../schemas/webhooks.js";
@@ -24,37 +24,17 @@ export class Webhooks extends APIResource {
    * `secret` that signs every delivery: store it now, it cannot be read again.
    */
   create(body: WebhookCreate, options?: RequestOptions): APIPromise<WebhookCreateResponse> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/webhooks",
-        body,
-        bodySchema: WebhookCreate,
-        responseSchema: WebhookCreateResponse,
-      },
-      options,
-    );
+    return this.core.call(webhooks.create, { body }, options);
   }
 
   /** Every webhook of the organization, newest first, in one array (at most 20). */
   list(options?: RequestOptions): APIPromise<Webhook[]> {
-    return this.core.request(
-      { method: "GET", path: "/v2/webhooks", responseSchema: WebhookList },
-      options,
-    );
+    return this.core.call(webhooks.list, {}, options);
   }
 
   /** One webhook by id, with its delivery health; a `NotFoundError` when there is none. */
   retrieve(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
-    return this.core.request(
-      {
-        method: "GET",
-        path: "/v2/webhooks/{id}",
-        params: { id: webhookId },
-        responseSchema: Webhook,
-      },
-      options,
-    );
+    return this.core.call(webhooks.retrieve, { params: { id: webhookId } }, options);
   }
 
   /**
@@ -62,25 +42,12 @@ export class Webhooks extends APIResource {
    * re-enables a disabled webhook and resets its failure count.
    */
   update(webhookId: string, body: WebhookUpdate, options?: RequestOptions): APIPromise<Webhook> {
-    return this.core.request(
-      {
-        method: "PATCH",
-        path: "/v2/webhooks/{id}",
-        params: { id: webhookId },
-        body,
-        bodySchema: WebhookUpdate,
-        responseSchema: Webhook,
-      },
-      options,
-    );
+    return this.core.call(webhooks.update, { params: { id: webhookId }, body }, options);
   }
 
   /** Deletes the webhook; to rotate a compromised secret, delete and create again. */
   delete(webhookId: string, options?: RequestOptions): APIPromise<void> {
-    return this.core.request(
-      { method: "DELETE", path: "/v2/webhooks/{id}", params: { id: webhookId } },
-      options,
-    );
+    return this.core.call(webhooks.delete, { params: { id: webhookId } }, options);
   }
 
   /**
@@ -90,15 +57,7 @@ export class Webhooks extends APIResource {
    * timeout or a 5xx, which could send a second test.
    */
   test(webhookId: string, options?: RequestOptions): APIPromise<WebhookTestResult> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/webhooks/{id}/test",
-        params: { id: webhookId },
-        responseSchema: WebhookTestResult,
-      },
-      options,
-    );
+    return this.core.call(webhooks.test, { params: { id: webhookId } }, options);
   }
 
   /** Delivery attempts of the webhook, newest first: await for a page or `for await` over every one. */
@@ -109,13 +68,8 @@ export class Webhooks extends APIResource {
   ): PagePromise<WebhookDelivery> {
     return paginate(
       this.core,
-      {
-        path: "/v2/webhooks/{id}/deliveries",
-        params: { id: webhookId },
-        query,
-        querySchema: WebhookDeliveryListParams,
-        item: WebhookDelivery,
-      },
+      webhooks.listDeliveries,
+      { params: { id: webhookId }, query },
       options,
     );
   }
@@ -130,13 +84,9 @@ export class Webhooks extends APIResource {
     deliveryId: string,
     options?: RequestOptions,
   ): APIPromise<WebhookDelivery> {
-    return this.core.request(
-      {
-        method: "POST",
-        path: "/v2/webhooks/{id}/deliveries/{delivery_id}/redeliver",
-        params: { id: webhookId, delivery_id: deliveryId },
-        responseSchema: WebhookDelivery,
-      },
+    return this.core.call(
+      webhooks.redeliver,
+      { params: { id: webhookId, delivery_id: deliveryId } },
       options,
     );
   }

@@ -3,16 +3,14 @@
  * and served by the reference server exactly as declared.
  */
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
 import {
   EMPTY_BODY,
   OPERATIONS,
   type Operation,
   pathParamNames,
 } from "../../src/contract/index.js";
-import { apiRoutes, apiRouteTable } from "../../src/mock/routes.js";
+import { apiRoutes } from "../../src/mock/routes.js";
 import { contextOf } from "../../src/mock/service.js";
-import { OPERATIONS as OPENAPI_TABLE } from "../../src/openapi/operations.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { createApi, expectError, setup } from "../mock/helpers.js";
 
@@ -64,8 +62,8 @@ describe("the contract", () => {
     },
   );
 
-  it("declares what the client's retry policy does today: every method but POST is idempotent, and signing an upload", () => {
-    // Copied from src/resources (request.ts's default, `idempotent: true` on both sign-upload calls).
+  it("declares the client's retry policy: every method but POST is idempotent, and signing an upload", () => {
+    // The client retries a call after a timeout or a 5xx only where `idempotent` says so.
     const idempotentPosts = OPERATIONS.filter((op) => op.method === "POST" && op.idempotent);
     expect(idempotentPosts.map((op) => op.operationId).sort()).toEqual([
       "signCaseUpload",
@@ -95,22 +93,6 @@ describe("the reference server serves the contract", () => {
     const served = apiRoutes(contextOf(mock)).map((route) => route.operation);
     expect(served).toEqual(OPERATIONS);
     expect(served.every((op, i) => op === OPERATIONS[i])).toBe(true);
-  });
-
-  it("lists each operation's method, `:name` pattern and scope in apiRouteTable()", () => {
-    expect(apiRouteTable()).toEqual(
-      OPERATIONS.map((op) => ({
-        method: op.method,
-        pattern: op.path.replace(/\{(\w+)\}/g, ":$1"),
-        scope: op.scope,
-        additionalScopes: op.scopes
-          .filter((scope) => scope !== op.scope)
-          .map((scope) => {
-            const when = op.scopeWhen?.[scope];
-            return when === undefined ? { scope } : { scope, when };
-          }),
-      })),
-    );
   });
 
   // A valid body that triggers each rule (after-validation rules need a body that validates).
@@ -154,49 +136,4 @@ describe("the reference server serves the contract", () => {
       expectError(await api.call(op.method, path), 404, "not_found");
     }
   });
-});
-
-/**
- * Temporary, until the OpenAPI document reads the contract (phase 2 of
- * issue #14) and the table in src/openapi/operations.ts goes away: the two
- * must say the same thing meanwhile.
- */
-describe("the contract agrees with the OpenAPI table (until the table is removed)", () => {
-  const asJson = (schema: z.ZodType | undefined) =>
-    schema === undefined ? undefined : z.toJSONSchema(schema, { unrepresentable: "any" });
-  const keyOf = (op: Operation) => `${op.method} ${op.path.replace(/\{(\w+)\}/g, ":$1")}`;
-
-  it("has an entry for every operation and none more", () => {
-    expect(OPERATIONS.map(keyOf).sort()).toEqual(Object.keys(OPENAPI_TABLE).sort());
-  });
-
-  it.each(OPERATIONS.map((op) => [name(op), op] as const))(
-    "%s: same names, docs, status, query, body and response",
-    (_, op) => {
-      const spec = OPENAPI_TABLE[keyOf(op)];
-      expect(spec).toBeDefined();
-      if (spec === undefined) return;
-      expect({
-        operationId: op.operationId,
-        summary: op.summary,
-        tag: op.tag,
-        description: op.description,
-        parameters: op.parameters,
-        status: op.status,
-        errors: op.errors,
-      }).toEqual({
-        operationId: spec.operationId,
-        summary: spec.summary,
-        tag: spec.tag,
-        description: spec.description,
-        parameters: spec.parameters,
-        status: spec.status,
-        errors: spec.errors,
-      });
-      expect(op.query).toBe(spec.query);
-      expect(op.body === EMPTY_BODY ? undefined : op.body).toBe(spec.body);
-      // The list envelopes are built twice (here and in the table): equal, not the same object.
-      expect(asJson(op.response)).toEqual(asJson(spec.response));
-    },
-  );
 });

@@ -1,7 +1,7 @@
 /**
  * The contract run: Stoplight Prism in proxy mode, given the generated
  * OpenAPI document, in front of the reference server over real HTTP. Every
- * operation of the server's route table is called through it, with valid
+ * operation of the contract (src/contract) is called through it, with valid
  * requests (through the SDK where it can send them) and invalid ones (raw
  * fetch). Prism reports what it finds in each answer's `sl-violations`
  * header; the run asserts:
@@ -23,16 +23,16 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/contract/index.js";
 import { MedRecords } from "../../src/index.js";
 import { MOCK_FACILITIES, type MockServer, startMockServer } from "../../src/mock/index.js";
-import { apiRouteTable } from "../../src/mock/routes.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const PRISM = join(root, "node_modules/.bin/prism");
 
-/** "METHOD pattern" of a route, as the route table and operations.ts key it. */
+/** "METHOD path" of an operation, as the contract and the document write it. */
 type OperationKey = string;
 
 interface Violation {
@@ -54,10 +54,10 @@ interface Exchange {
   awaiting?: string;
 }
 
-const ROUTES = apiRouteTable().map((route) => ({
-  key: `${route.method} ${route.pattern}`,
-  method: route.method,
-  regex: new RegExp(`^${route.pattern.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`),
+const ROUTES = OPERATIONS.map(({ method, path }) => ({
+  key: `${method} ${path}`,
+  method,
+  regex: new RegExp(`^${path.replace(/\{\w+\}/g, "[^/]+")}$`),
 }));
 
 function operationOf(method: string, url: string): OperationKey {
@@ -505,7 +505,7 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
       "invalid requests the server accepts",
     ).toEqual([]);
 
-    // Every operation of the route table was exercised both ways: a new route fails here until scripted.
+    // Every operation of the contract was exercised both ways: a new route fails here until scripted.
     const missing = (k: Exchange["kind"]) =>
       ROUTES.map(({ key }) => key).filter(
         (key) => !exchanges.some((e) => e.operation === key && e.kind === k),

@@ -319,7 +319,7 @@ describe("respondToAction at every rule's boundary", () => {
       message: "x".repeat(10_000),
     });
     expect(answer.status).toBe("responded");
-    expect(sent).toEqual(["POST /v2/retrieval-requests/{id}/action-response"]);
+    expect(sent).toEqual(["POST /v2/retrieval-requests/{retrieval_request_id}/action-response"]);
   });
 
   it('"  x  " is stored trimmed, and the key identity is the responder without requester_email', async () => {

@@ -1,6 +1,6 @@
 /**
  * Fuzzing of the reference server over real HTTP (`startMockServer`): every
- * API route (from `apiRouteTable()`) and the presigned storage origin get
+ * API operation (from the contract, src/contract) and the presigned storage origin get
  * arbitrary methods, path ids, query strings, headers, credentials, content
  * types and bodies (arbitrary bytes, any JSON, valid bodies taken apart);
  * then huge bodies (up to 50 MB), 100 000 levels of nested JSON, and
@@ -13,10 +13,10 @@ import { METHODS } from "node:http";
 import { connect } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/contract/index.js";
 import { MedRecords } from "../../src/index.js";
 import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
-import { apiRouteTable } from "../../src/mock/routes.js";
 import { EVENT_TYPES, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 
@@ -105,7 +105,11 @@ async function stillServing(): Promise<void> {
 
 // ------------------------------------------------------------------ arbitraries
 
-const ROUTES = apiRouteTable();
+/** Every operation, its path parameters written `:name` (as VALID_BODIES keys them). */
+const ROUTES = OPERATIONS.map(({ method, path }) => ({
+  method,
+  pattern: path.replace(/\{(\w+)\}/g, ":$1"),
+}));
 
 /** Methods fetch can send (it refuses CONNECT, TRACE and TRACK). */
 const otherMethod = fc.oneof(
