@@ -11,7 +11,7 @@
  */
 import * as z from "zod";
 import { SCOPES } from "../schemas/scopes.js";
-import type { MockFaultOptions } from "./faults.js";
+import type { MockFaultOptions } from "./fault-options.js";
 import { apiErrorReply, json, type Reply, readText, toResponse } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";

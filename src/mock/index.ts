@@ -12,9 +12,9 @@ export type {
   MockFaultOptions,
   MockFaultReorder,
   MockFaultStatus,
-  MockFaults,
   MockFaultTiming,
-} from "./faults.js";
+} from "./fault-options.js";
+export type { MockFaults } from "./faults.js";
 export {
   type MockServer,
   MockServerListenError,

@@ -21,14 +21,16 @@ import {
   openActionRequest,
 } from "./model/action-requests.js";
 import {
-  type ActionRequiredReasonValue,
   addInvoice,
   finishRetrievalRequest,
   markInvoiceReady,
-  type RetrievalStageValue,
-  type RetrievalStatusValue,
   releaseRecords,
   setRetrievalStatus,
+} from "./model/retrieval-provider.js";
+import type {
+  ActionRequiredReasonValue,
+  RetrievalStageValue,
+  RetrievalStatusValue,
 } from "./model/retrieval-requests.js";
 import type { ModelContext } from "./model/state.js";
 

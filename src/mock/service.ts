@@ -220,7 +220,7 @@ export function createMockServiceCore(
       if (isApi) internal.onApiResponse?.(request, response);
       return response;
     };
-    // A dropped connection comes back as Response.error() (see faults.ts).
+    // A dropped connection comes back as Response.error() (see api-faults.ts).
     return faults.serve(request, isApi, answer, async () =>
       isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
     );

@@ -8,17 +8,16 @@ import {
 } from "../../schemas/retrieval-requests.js";
 import { MockApiError, validationError } from "../http-error.js";
 import { emitActionRequired, emitStatusChanged } from "./retrieval-events.js";
+import { assertNotFinal } from "./retrieval-provider.js";
 import {
   type ActionRequestRecord,
   type ActionRequiredReasonValue,
-  assertNotFinal,
   findRetrievalRequest,
   inField,
   openActionRequestOf,
   type StoredRetrievalRequest,
-  touchPublic,
 } from "./retrieval-requests.js";
-import { nextRetrievalId } from "./retrieval-state.js";
+import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
 import type { ModelContext } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 

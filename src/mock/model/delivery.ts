@@ -17,7 +17,7 @@ import {
   type WebhookDelivery,
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
-import type { DeliveryFaults } from "../faults.js";
+import type { DeliveryFaults } from "../delivery-faults.js";
 import { appendEvent } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";

@@ -1,13 +1,9 @@
 /**
- * Retrieval request rules: creation (inline case, facility and requestor;
- * auth_form and attachments consumed from uploads), reads, the
- * `updated_since` poll, documents and their downloads, and the provider-side
- * changes the control API drives (status, records, invoices, final states).
- * Action requests live in action-requests.ts.
- *
- * Every public change moves `public_updated_at` (see retrieval-state.ts) and
- * emits its event with the request id of the API call that caused it, null
- * for the control API.
+ * Retrieval requests as the firm sees them: creation (inline case, facility
+ * and requestor; auth_form and attachments consumed from uploads), reads, the
+ * `updated_since` poll, documents and their downloads. The provider-side
+ * changes the control API drives live in retrieval-provider.ts, action
+ * requests in action-requests.ts.
  */
 import type {
   ACTION_REQUIRED_REASONS,
@@ -17,14 +13,12 @@ import type {
   RetrievalRequest,
   RetrievalRequestCreate,
 } from "../../schemas/retrieval-requests.js";
-import { FINAL_RETRIEVAL_STATUSES } from "../../schemas/retrieval-requests.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
 import { createRequestor, getRequestor } from "./requestors.js";
-import { emitDocumentsAvailable, emitStatusChanged } from "./retrieval-events.js";
 import { nextPublicUpdateMs, nextRetrievalId } from "./retrieval-state.js";
 import { type ModelContext, nextSequence, type Stored } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
@@ -361,173 +355,4 @@ export function createRetrievalRequest(
   };
   ctx.state.retrieval.requests.set(stored.value.id, stored);
   return renderRetrievalRequest(ctx, stored);
-}
-
-// ---------------------------------------------------------------- changes
-
-/** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
-export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
-  const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
-  stored.value.public_updated_at = at;
-  stored.value.updated_at = at;
-  return at;
-}
-
-function isFinal(stored: StoredRetrievalRequest): boolean {
-  return (FINAL_RETRIEVAL_STATUSES as readonly string[]).includes(stored.value.status);
-}
-
-/** Refuses a status move on a completed or cancelled request (control API misuse). */
-export function assertNotFinal(stored: StoredRetrievalRequest): void {
-  if (isFinal(stored)) {
-    throw new Error(
-      `Retrieval request ${stored.value.id} is ${stored.value.status}: a final state does not change.`,
-    );
-  }
-}
-
-/** Closes the open action request unanswered, if any. */
-function withdrawOpenActionRequest(stored: StoredRetrievalRequest): void {
-  const open = openActionRequestOf(stored);
-  if (open !== undefined) open.status = "withdrawn";
-  stored.pendingActionRequestId = null;
-}
-
-export interface StatusInput {
-  status: RetrievalStatusValue;
-  stage: RetrievalStageValue;
-  action_required_reason?: ActionRequiredReasonValue | null | undefined;
-}
-
-/**
- * A new visible status: every call is a public change with its own
- * status_changed, even with the same status and stage (a new update within a
- * stage, spec Events). Moving away from action_required withdraws an open
- * action request; staying there keeps it (and its reason unless one is given).
- */
-export function setRetrievalStatus(
-  ctx: ModelContext,
-  id: string,
-  input: StatusInput,
-  requestId: string | null = null,
-): RetrievalRequest {
-  const stored = findRetrievalRequest(ctx, id);
-  assertNotFinal(stored);
-  const open = openActionRequestOf(stored);
-  if (input.status !== "action_required") {
-    if (input.action_required_reason != null) {
-      throw new TypeError("action_required_reason is only allowed with status action_required.");
-    }
-    withdrawOpenActionRequest(stored);
-  }
-  stored.value.status = input.status;
-  stored.value.stage = input.stage;
-  stored.value.action_required_reason =
-    input.status === "action_required"
-      ? (input.action_required_reason ?? open?.reason ?? null)
-      : null;
-  touchPublic(ctx, stored);
-  emitStatusChanged(ctx, stored, requestId);
-  return renderRetrievalRequest(ctx, stored);
-}
-
-/** complete / cancel: the final status and stage of the same name. */
-export function finishRetrievalRequest(
-  ctx: ModelContext,
-  id: string,
-  status: "completed" | "cancelled",
-): RetrievalRequest {
-  return setRetrievalStatus(ctx, id, { status, stage: status });
-}
-
-export interface NewFile {
-  file_name: string;
-  file_type: string;
-  bytes: Uint8Array;
-}
-
-function addDocument(
-  ctx: ModelContext,
-  stored: StoredRetrievalRequest,
-  kind: "record" | "invoice",
-  file: NewFile,
-  extra: { ready: boolean; amount: number | null; recordsFee: number | null; createdAt: string },
-): StoredRetrievalDocument {
-  const document: StoredRetrievalDocument = {
-    seq: nextSequence(ctx.state),
-    value: {
-      id: nextRetrievalId(ctx.state.retrieval, "retrieval_document", "rdoc_"),
-      kind,
-      file_name: file.file_name,
-      file_type: file.file_type,
-      file_size: file.bytes.byteLength,
-      ready: extra.ready,
-      created_at: extra.createdAt,
-    },
-    bytes: file.bytes.slice(),
-    amount: extra.amount,
-    recordsFee: extra.recordsFee,
-  };
-  stored.documents.push(document);
-  return document;
-}
-
-/** Records released by the provider: listed and downloadable at once; one documents_available. */
-export function releaseRecords(ctx: ModelContext, id: string, files: readonly NewFile[]): string[] {
-  const stored = findRetrievalRequest(ctx, id);
-  const createdAt = touchPublic(ctx, stored);
-  const ids = files.map(
-    (file) =>
-      addDocument(ctx, stored, "record", file, {
-        ready: true,
-        amount: null,
-        recordsFee: null,
-        createdAt,
-      }).value.id,
-  );
-  emitDocumentsAvailable(ctx, stored, ids, false, null);
-  return ids;
-}
-
-export interface NewInvoice extends NewFile {
-  ready: boolean;
-  amount: number | null;
-  records_fee: number | null;
-}
-
-/**
- * A provider invoice. Listed at once (a public change, without an event
- * while it is not ready); a ready one emits documents_available with
- * `invoice_ids`. Returns the invoice's document id.
- */
-export function addInvoice(ctx: ModelContext, id: string, invoice: NewInvoice): string {
-  const stored = findRetrievalRequest(ctx, id);
-  const createdAt = touchPublic(ctx, stored);
-  const document = addDocument(ctx, stored, "invoice", invoice, {
-    ready: invoice.ready,
-    amount: invoice.amount,
-    recordsFee: invoice.records_fee,
-    createdAt,
-  });
-  if (invoice.ready) emitDocumentsAvailable(ctx, stored, [document.value.id], true, null);
-  return document.value.id;
-}
-
-/** Makes a listed invoice downloadable (documents_available); a ready one is left as it is. */
-export function markInvoiceReady(
-  ctx: ModelContext,
-  id: string,
-  invoiceId: string,
-): RetrievalDocument {
-  const stored = findRetrievalRequest(ctx, id);
-  const document = stored.documents.find((d) => d.value.id === invoiceId);
-  if (document === undefined || document.value.kind !== "invoice") {
-    throw notFound(`Retrieval request ${id} has no invoice ${invoiceId}.`);
-  }
-  if (!document.value.ready) {
-    document.value.ready = true;
-    touchPublic(ctx, stored);
-    emitDocumentsAvailable(ctx, stored, [invoiceId], true, null);
-  }
-  return { ...document.value };
 }

@@ -62,3 +62,11 @@ export function nextPublicUpdateMs(ctx: ModelContext): number {
   retrieval.lastPublicUpdateMs = at;
   return at;
 }
+
+/** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
+export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
+  const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
+  stored.value.public_updated_at = at;
+  stored.value.updated_at = at;
+  return at;
+}
