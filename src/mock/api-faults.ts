@@ -31,12 +31,6 @@ export interface ApiFaults {
     answer: Answer<R>,
     real: () => Promise<R>,
   ): Promise<Response>;
-  /**
-   * True when `serve()` would inject nothing into a request of this origin
-   * and draw nothing from the PRNG: the request may be served without it
-   * (the HTTP server's direct path).
-   */
-  idle(api: boolean): boolean;
 }
 
 export interface ApiFaultSource {
@@ -85,17 +79,6 @@ function dropped(partial: Response | undefined): Response {
 }
 
 export function createApiFaults(source: ApiFaultSource): ApiFaults {
-  function idle(api: boolean): boolean {
-    const config = source.config();
-    if (!api && !config.includeStorage) return true;
-    return (
-      config.latencyMs === 0 &&
-      config.rateLimitBurst === 0 &&
-      config.errorRate === 0 &&
-      config.dropRate === 0
-    );
-  }
-
   async function serve<R>(
     request: Request,
     api: boolean,
@@ -156,5 +139,5 @@ export function createApiFaults(source: ApiFaultSource): ApiFaults {
     return response;
   }
 
-  return { serve, idle };
+  return { serve };
 }

@@ -53,12 +53,6 @@ export interface FaultController {
     answer: Answer<R>,
     real: () => Promise<R>,
   ): Promise<Response>;
-  /**
-   * True when `serve()` would inject nothing into a request of this origin
-   * and draw nothing from the PRNG: the request may be served without it
-   * (the HTTP server's direct path).
-   */
-  idle(api: boolean): boolean;
 }
 
 export interface FaultDependencies {
@@ -102,7 +96,7 @@ export function createFaultController(deps: FaultDependencies = {}): FaultContro
     current,
   };
 
-  return { faults, delivery, serve: api.serve, idle: api.idle };
+  return { faults, delivery, serve: api.serve };
 }
 
 /** Independent streams from one seed, so deliveries do not shift the requests' sequence. */

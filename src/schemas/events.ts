@@ -149,6 +149,7 @@ const deliveryBase = {
  */
 export const RetrievalRequestStatusChangedEvent = z.object({
   ...deliveryBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.status_changed"),
@@ -160,6 +161,7 @@ export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequest
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
   ...deliveryBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.action_required"),
@@ -173,6 +175,7 @@ export type RetrievalRequestActionRequiredEvent = z.infer<
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
   ...deliveryBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of events. */
   type: z.literal("retrieval_request.documents_available"),
@@ -186,6 +189,7 @@ export type RetrievalRequestDocumentsAvailableEvent = z.infer<
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
   ...deliveryBase,
+  /** Unique event id of a test delivery: `evt_test_` and a UUID. */
   id: TestEventId,
   /** Discriminates the union of events; answer 2xx and do nothing else. */
   type: z.literal("webhook.test"),
@@ -221,6 +225,7 @@ const logBase = {
 /** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.status_changed"),
@@ -234,6 +239,7 @@ export type RetrievalRequestStatusChangedLogEntry = z.infer<
 /** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.action_required"),
@@ -247,6 +253,7 @@ export type RetrievalRequestActionRequiredLogEntry = z.infer<
 /** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
   id: RetrievalEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("retrieval_request.documents_available"),
@@ -260,6 +267,7 @@ export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
 /** The log entry of a `webhook.test` event. */
 export const WebhookTestLogEntry = z.object({
   ...logBase,
+  /** Unique event id of a test delivery: `evt_test_` and a UUID. */
   id: TestEventId,
   /** Discriminates the union of log entries. */
   type: z.literal("webhook.test"),
