@@ -322,7 +322,9 @@ function responses(spec: Operation, hasPathParams: boolean, key: string) {
     const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
     out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
   }
-  if (requestBody(spec)) {
+  // An operation that refuses every body still reads it (to refuse it): a large or non-JSON one
+  // gets 413 or 415 there too.
+  if (spec.body !== undefined) {
     out[413] = errorResponse(
       `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
       413,

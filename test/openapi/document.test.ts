@@ -1,6 +1,7 @@
 /** The OpenAPI document's shape: version, coverage of the contract's operations, scopes, statuses. */
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/contract/index.js";
+import { EMPTY_BODY } from "../../src/contract/operation.js";
 import {
   buildOpenApiDocument,
   type HttpMethod,
@@ -164,13 +165,25 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("takes request bodies as JSON (application/json or +json) and answers 415 otherwise", () => {
+  it("takes request bodies as JSON (application/json or +json) and answers 415 otherwise, also where every body but {} is refused", () => {
     const withBody = operationsOf(doc).filter(({ operation: op }) => op.requestBody);
     expect(withBody.map(({ operation: op }) => op.operationId)).toContain("respondToActionRequest");
+    // Operations that read a body only to refuse any but `{}` (delete, test, redeliver).
+    const refusing = new Set(
+      OPERATIONS.filter((o) => o.body === EMPTY_BODY).map((o) => o.operationId),
+    );
+    expect(refusing.size).toBeGreaterThanOrEqual(3);
     for (const { method, path, operation: op } of operationsOf(doc)) {
       const where = `${method} ${path}`;
       if (op.requestBody === undefined) {
-        expect(op.responses, where).not.toHaveProperty("415");
+        if (refusing.has(op.operationId)) {
+          expect(op.responses[415], where).toEqual({
+            $ref: "#/components/responses/UnsupportedMediaType",
+          });
+          expect(op.responses, where).toHaveProperty("413");
+        } else {
+          expect(op.responses, where).not.toHaveProperty("415");
+        }
         continue;
       }
       expect(Object.keys(op.requestBody.content), where).toEqual([
