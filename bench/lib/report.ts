@@ -2,14 +2,16 @@
 import type { Machine, Version } from "./machine.ts";
 import type { BenchRow, Measurement } from "./types.ts";
 
-export type Verdict = "ok" | "miss" | "gross" | "limit";
+export type Verdict = "ok" | "miss" | "gross" | "limit" | "info";
 
 /**
  * `ok` at or above target; `miss` below it; `gross` below half of it (what
- * fails the quick run in CI); `limit` when a hard limit fails (fails any run).
+ * fails the quick run in CI); `limit` when a hard limit fails (fails any run);
+ * `info` for a row kept for reference without a target.
  */
 export function verdict(row: BenchRow): Verdict {
   if (row.limit && !row.limit.ok) return "limit";
+  if (row.informational) return "info";
   if (row.ratio >= row.target) return "ok";
   // NaN (a side that measured nothing) counts as the worst case.
   return row.ratio >= row.target / 2 ? "miss" : "gross";
@@ -20,6 +22,7 @@ const VERDICT_TEXT: Record<Verdict, string> = {
   miss: "MISS",
   gross: "MISS (< half of target)",
   limit: "LIMIT FAILED",
+  info: "info (no target)",
 };
 
 export function verdictText(row: BenchRow): string {
@@ -48,6 +51,7 @@ export function ratioText(row: BenchRow): string {
 }
 
 export function targetText(row: BenchRow): string {
+  if (row.informational) return "none";
   return `>= ${row.target}x`;
 }
 
@@ -141,7 +145,7 @@ export function markdown({ results, order, machine, versions }: MarkdownInput): 
   );
 
   const rows = suites.flatMap((s) => s.rows ?? []);
-  const misses = rows.filter((r) => verdict(r) !== "ok");
+  const misses = rows.filter((r) => verdict(r) !== "ok" && verdict(r) !== "info");
   const failed = suites.filter((s) => s.error !== undefined);
   out.push("## Summary", "");
   out.push(

@@ -44,8 +44,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * esbuild budgets in bytes (min+gz), about 10% above the figures measured
  * when they were set (verifyWebhook 3 412, client 48 063; esbuild 0.28,
  * zod 4.6, ky 2.1). Raise one only with the reason in the commit.
+ * verifyWebhook: 4 020 in 0.2, after the deep-nesting guard and the cap on
+ * v1= candidates (README, Benchmarks).
  */
-const BUDGET = { verifyWebhook: 3_750, client: 53_000 } as const;
+const BUDGET = { verifyWebhook: 4_400, client: 53_000 } as const;
 
 const ENTRIES = {
   verifyWebhook: `import { verifyWebhook } from "medrecords/webhooks";\nexport { verifyWebhook };\n`,
