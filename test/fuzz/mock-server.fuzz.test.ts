@@ -17,7 +17,8 @@ import { MedRecords } from "../../src/index.js";
 import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { apiRouteTable } from "../../src/mock/routes.js";
-import { EVENT_TYPES, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
+import { nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 
 const START = "2026-03-01T10:00:00.000Z";
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const hook = await mr.webhooks.create({
     name: "fuzz",
     url: "https://hooks.example.test/fuzz",
-    events: [...EVENT_TYPES],
+    events: [...SUBSCRIBABLE_EVENT_TYPES],
   });
   const requestor = await mr.requestors.create({ name: "Ann", email: "ann@firm.example" });
   const rr = await mr.retrievalRequests.create({

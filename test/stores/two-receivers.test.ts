@@ -18,6 +18,7 @@ import { MedRecords } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { isNewerRetrievalRequest, redisDedupeStore } from "../../src/webhooks/index.js";
 import { createApi } from "../mock/helpers.js";
 import { createRetrieval } from "../mock/retrieval-helpers.js";
@@ -64,11 +65,7 @@ describeWithServers(["redis"], "two receivers sharing the Redis dedupe store", (
     const webhook = await api.post<{ secret: string }>("/v2/webhooks", {
       name: "receivers",
       url: "https://receivers.example.test/webhooks/medrecords",
-      events: [
-        "retrieval_request.status_changed",
-        "retrieval_request.action_required",
-        "retrieval_request.documents_available",
-      ],
+      events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     expect(webhook.status).toBe(201);
 

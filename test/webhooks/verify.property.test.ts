@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, it } from "vitest";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { verifyWebhook, WebhookVerificationError } from "../../src/webhooks/index.js";
 import { nodeHmac } from "./fixtures.js";
 
@@ -82,11 +83,7 @@ function mutate(d: Delivery, m: Mutation): Delivery {
 
 const event = fc.record({
   id: fc.string({ minLength: 1, maxLength: 70 }),
-  type: fc.constantFrom(
-    "retrieval_request.status_changed",
-    "retrieval_request.action_required",
-    "retrieval_request.documents_available",
-  ),
+  type: fc.constantFrom(...SUBSCRIBABLE_EVENT_TYPES),
   created_at: fc.constant("2026-01-01T00:00:00.000Z"),
   data: fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), {
     maxKeys: 4,
