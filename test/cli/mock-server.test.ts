@@ -4,10 +4,10 @@
  */
 import { createHmac } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingHttpHeaders } from "node:http";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { cliPath, runCli, startCli } from "../helpers/cli.js";
+import { closeServer, listenOn } from "../helpers/loopback.js";
 import { tempDir } from "../poller/helpers.js";
 
 interface Received {
@@ -20,20 +20,6 @@ async function useTempDir(): Promise<string> {
   onTestFinished(() => dir.remove());
   return dir.path;
 }
-
-async function listenOn(server: Server, port = 0): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  return (server.address() as AddressInfo).port;
-}
-
-const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 /** A webhook receiver on loopback that keeps what it got. */
 async function startReceiver(): Promise<{ url: string; received: Received[] }> {

@@ -15,19 +15,12 @@ import { main } from "../../examples/catch-up.js";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
+import { captureLines } from "../helpers/console-lines.js";
 import { findSecrets } from "../setup/sentinels.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-function captureLines(): string[] {
-  const lines: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((line: string) => {
-    lines.push(line);
-  });
-  return lines;
-}
 
 async function checkpointFile(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "medrecords-catch-up-test-"));

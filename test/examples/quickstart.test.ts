@@ -16,20 +16,12 @@ import { DEMO_CASE, demoRecordsPdf, main } from "../../examples/quickstart.js";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
+import { captureLines } from "../helpers/console-lines.js";
 import { findSecrets } from "../setup/sentinels.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** What the example prints, kept from the terminal. */
-function captureLines(): string[] {
-  const lines: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((line: string) => {
-    lines.push(line);
-  });
-  return lines;
-}
 
 async function downloadDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "medrecords-quickstart-test-"));

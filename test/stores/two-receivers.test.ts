@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   createReceiver,
@@ -28,8 +29,6 @@ const REQUESTS = 40;
 const ROUNDS = 25; // one status change per request per round: 1 000 events
 const STAGES = ["request_sent", "provider_processing", "records_received"] as const;
 const SEED = 20_260_301;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) => {
