@@ -492,7 +492,9 @@ describe("reference server limits over HTTP", () => {
     async () => {
       for (const route of BODY_ROUTES) {
         const path = withIds(route.pattern);
-        for (const size of [MAX_BODY_BYTES + 1, 10 * MB]) {
+        // One byte over on every route; 10 MB on every route in the full pass only (the 50 MB
+        // below runs in both).
+        for (const size of FULL ? [MAX_BODY_BYTES + 1, 10 * MB] : [MAX_BODY_BYTES + 1]) {
           const sized = await post(path, new Uint8Array(size).fill(0x61), { method: route.method });
           await checkAnswer(sized, route.method, () => `${route.method} ${path} ${size} bytes`);
           const streamed = await post(path, streamOf(size), { method: route.method });
