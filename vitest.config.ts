@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 const E2E = "test/e2e/**/*.test.ts";
 const CONTRACT = "test/contract/**/*.test.ts";
+// Slow on purpose (SIGKILLed workers, fault-injected runs): their own project, still in `vitest run`.
+const RELIABILITY = "test/reliability/**/*.test.ts";
 
 export default defineConfig({
   // As in tsup.config.ts: the package's version, from package.json (src/internal/version.ts).
@@ -42,7 +44,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
-          exclude: [E2E, CONTRACT],
+          exclude: [E2E, CONTRACT, RELIABILITY],
         },
       },
       {
@@ -55,6 +57,8 @@ export default defineConfig({
       },
       // The OpenAPI document against the reference server over HTTP, through Prism's proxy.
       { extends: true, test: { name: "contract", include: [CONTRACT] } },
+      // The client and the poller under injected faults and killed processes.
+      { extends: true, test: { name: "reliability", include: [RELIABILITY] } },
     ],
   },
 });

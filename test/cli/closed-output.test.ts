@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { Checkpoint } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { emitEventForTesting } from "../../src/mock/testing.js";
@@ -18,14 +18,9 @@ const START = "2026-06-15T12:00:00.000Z";
 /** Linux's default pipe capacity (as macOS's): what the CLI can write before `head` reads. */
 const PIPE_CAPACITY = 64 * 1024;
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 async function useServer(): Promise<{ server: MockServer; env: Record<string, string> }> {
   const server = await startMockServer({ now: START, delivery: "inbox" });
-  cleanups.push(() => server.close());
+  onTestFinished(() => server.close());
   return {
     server,
     env: { MEDRECORDS_API_KEY: server.apiKeys.create(), MEDRECORDS_BASE_URL: server.url },
@@ -70,7 +65,7 @@ describe("events tail --checkpoint | head -1", () => {
   it("saves the events whose lines went out, not the one the closed pipe refused, which a restart prints", async () => {
     const { server, env } = await useServer();
     const dir = await tempDir();
-    cleanups.push(dir.remove);
+    onTestFinished(() => dir.remove());
     const file = join(dir.path, "events.json");
     const first = emit(server, 1);
 
@@ -78,7 +73,7 @@ describe("events tail --checkpoint | head -1", () => {
       ["events", "tail", "--since", START, "--checkpoint", file, "--interval", "20ms"],
       env,
     );
-    cleanups.push(() => {
+    onTestFinished(() => {
       if (child.exitCode === null) child.kill("SIGKILL");
     });
     expect(firstLine).toBe(first.line);

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { EVENTS_TAIL_HELP, eventsTail } from "../../src/cli/events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "../../src/cli/usage-error.js";
 import { type AnyEvent, MedRecords } from "../../src/index.js";
@@ -435,7 +435,14 @@ describe("failures", () => {
     const refused: typeof fetch = async () => {
       throw new TypeError("fetch failed", { cause: { code: "ENOTFOUND" } });
     };
-    const error = await failure(["--once"], { fetch: refused });
+    // The client's backoffs between its retries pass on fake timers.
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const pending = failure(["--once"], { fetch: refused });
+    await vi.runAllTimersAsync();
+    const error = await pending;
     expect(error).toBeInstanceOf(CommandError);
     expect(error.message).toContain(`cannot reach the service at ${mock.baseUrl}`);
     expect(error.message).not.toContain(apiKey);

@@ -4,10 +4,10 @@
  */
 import { createHmac } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { cliPath, runCli, startCli } from "../helpers/cli.js";
+import { closeServer, listenOn } from "../helpers/loopback.js";
 import { tempDir } from "../poller/helpers.js";
 
 interface Received {
@@ -15,30 +15,11 @@ interface Received {
   body: string;
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 async function useTempDir(): Promise<string> {
   const dir = await tempDir();
-  cleanups.push(dir.remove);
+  onTestFinished(() => dir.remove());
   return dir.path;
 }
-
-async function listenOn(server: Server, port = 0): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  return (server.address() as AddressInfo).port;
-}
-
-const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 
 /** A webhook receiver on loopback that keeps what it got. */
 async function startReceiver(): Promise<{ url: string; received: Received[] }> {
@@ -52,7 +33,7 @@ async function startReceiver(): Promise<{ url: string; received: Received[] }> {
     });
   });
   const port = await listenOn(server);
-  cleanups.push(() => closeServer(server));
+  onTestFinished(() => closeServer(server));
   return { url: `http://127.0.0.1:${port}/hooks/medrecords`, received };
 }
 
@@ -74,7 +55,7 @@ describe("medrecords mock in a child process", () => {
       "--json",
       "--allow-private-webhook-urls",
     ]);
-    cleanups.push(() => {
+    onTestFinished(() => {
       if (child.exitCode === null) child.kill("SIGKILL");
     });
     const info = JSON.parse(firstLine) as StartInfo;
@@ -216,7 +197,7 @@ describe("medrecords mock in a child process", () => {
       "--host",
       host,
     ]);
-    cleanups.push(() => {
+    onTestFinished(() => {
       if (child.exitCode === null) child.kill("SIGKILL");
     });
     expect(JSON.parse(firstLine).base_url).toMatch(/^http:/);
@@ -260,7 +241,7 @@ describe("medrecords mock in a child process", () => {
       "--seed",
       seed,
     ]);
-    cleanups.push(() => {
+    onTestFinished(() => {
       if (child.exitCode === null) child.kill("SIGKILL");
     });
     const info = JSON.parse(firstLine) as StartInfo & {
@@ -305,7 +286,7 @@ describe("medrecords mock refuses bad input with one line and a non-zero exit", 
   it("an occupied port exits 1 naming the port", async () => {
     const blocker = createServer();
     const port = await listenOn(blocker);
-    cleanups.push(() => closeServer(blocker));
+    onTestFinished(() => closeServer(blocker));
     const run = await runCli(["mock", "--port", String(port)]);
     expect(run.code).toBe(1);
     expect(oneLine(run.stderr)).toEqual([

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import {
   ConnectionError,
   InternalServerError,
@@ -20,6 +20,14 @@ const client = (fetch: typeof globalThis.fetch, extra = {}) =>
   new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, ...extra });
 const create = { title: "Doe v. Acme", client_name: "Jane Doe" };
 
+/** Backoffs, Retry-After waits and deadlines on vitest's fake timers, for this test only. */
+function useFakeClock(): void {
+  vi.useFakeTimers();
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
+
 describe("retries", () => {
   it("a GET answered 503 then 200 succeeds on the second attempt", async () => {
     const { fetch, seen } = scriptedFetch([
@@ -30,15 +38,20 @@ describe("retries", () => {
     expect(seen).toHaveLength(2);
   });
 
-  it("waits out Retry-After before the next attempt", async () => {
+  it("waits out Retry-After before the next attempt, and no longer", async () => {
+    // The wait is asserted to the millisecond without spending it.
+    useFakeClock();
     const { fetch, seen } = scriptedFetch([
-      apiError(429, "rate_limited", "slow down", { "retry-after": "1" }),
+      // Longer than any first backoff without the header (at most 500 ms, full jitter).
+      apiError(429, "rate_limited", "slow down", { "retry-after": "2" }),
       json(200, sampleCase),
     ]);
-    await client(fetch).cases.retrieve("case_1");
+    const call = client(fetch).cases.retrieve("case_1");
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(seen).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(seen).toHaveLength(2);
-    // Without Retry-After the first backoff is at most 500 ms (full jitter).
-    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(950);
+    await expect(call).resolves.toMatchObject({ id: "case_1" });
   });
 
   it("fails at once with the wait when Retry-After exceeds maxRetryAfterMs", async () => {
@@ -54,10 +67,13 @@ describe("retries", () => {
   });
 
   it("gives up after maxRetries and surfaces the last error", async () => {
+    useFakeClock();
     const { fetch, seen } = scriptedFetch([], apiError(500, "internal_error", "boom"));
-    const error = await client(fetch, { maxRetries: 2 })
+    const call = client(fetch, { maxRetries: 2 })
       .cases.retrieve("case_1")
       .catch((e) => e);
+    await vi.runAllTimersAsync();
+    const error = await call;
     expect(error).toBeInstanceOf(InternalServerError);
     expect(seen).toHaveLength(3);
   });
@@ -125,13 +141,16 @@ describe("retries", () => {
   });
 
   it("deadlineMs bounds the whole call including backoff", async () => {
+    useFakeClock();
     const { fetch, seen } = scriptedFetch(
       [],
       apiError(503, "unavailable", "down", { "retry-after": "2" }),
     );
-    const error = await client(fetch, { deadlineMs: 500, maxRetries: 5 })
+    const call = client(fetch, { deadlineMs: 500, maxRetries: 5 })
       .cases.retrieve("case_1")
       .catch((e) => e);
+    await vi.advanceTimersByTimeAsync(500);
+    const error = await call;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(seen).toHaveLength(1);
   });

@@ -15,7 +15,7 @@ import {
 } from "../../src/index.js";
 import type { MockServiceCore } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
-import { WebhookEvent } from "../../src/schemas/events.js";
+import { SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
 import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
@@ -83,11 +83,7 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
   const hook = await client.webhooks.create({
     name: "records",
     url: "https://hooks.example.test/medrecords",
-    events: [
-      "retrieval_request.status_changed",
-      "retrieval_request.action_required",
-      "retrieval_request.documents_available",
-    ],
+    events: [...SUBSCRIBABLE_EVENT_TYPES],
   });
   expect(hook.secret).toMatch(/^whsec_/);
 

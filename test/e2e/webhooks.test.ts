@@ -24,6 +24,7 @@ import {
   toNodeListener,
   type WebhookEvent,
 } from "../../src/webhooks/index.js";
+import { webhookUrlOfLength } from "../helpers/webhook-url.js";
 import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
@@ -62,10 +63,6 @@ beforeEach(() => {
 });
 
 const x = (n: number) => "x".repeat(n);
-const urlOf = (n: number) => {
-  const base = "https://hooks.example.test/";
-  return `${base}${"a".repeat(n - base.length)}`;
-};
 const body = (fields: Partial<Record<keyof WebhookCreate, unknown>> = {}) =>
   ({
     name: "Records",
@@ -126,7 +123,7 @@ describe("webhook rules through the client", () => {
   const lengths: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
     ["name", { name: x(100) }, { name: x(101) }],
     ["description", { description: x(500) }, { description: x(501) }],
-    ["url", { url: urlOf(2048) }, { url: urlOf(2049) }],
+    ["url", { url: webhookUrlOfLength(2048) }, { url: webhookUrlOfLength(2049) }],
   ];
 
   it.each(lengths)(

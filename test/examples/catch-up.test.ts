@@ -10,30 +10,21 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { main } from "../../examples/catch-up.js";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
+import { captureLines } from "../helpers/console-lines.js";
 import { findSecrets } from "../setup/sentinels.js";
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  while (closers.length > 0) await closers.pop()!();
 });
-
-function captureLines(): string[] {
-  const lines: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((line: string) => {
-    lines.push(line);
-  });
-  return lines;
-}
 
 async function checkpointFile(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "medrecords-catch-up-test-"));
-  closers.push(() => rm(dir, { recursive: true, force: true }));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return join(dir, "state", "checkpoint.json");
 }
 
@@ -42,7 +33,7 @@ const CLIENT_NAME = "Robin Catchup-Test";
 /** A server the example did not start, with a retrieval request that went through two changes. */
 async function startService() {
   const server = await startMockServer();
-  closers.push(() => server.close());
+  onTestFinished(() => server.close());
   const mr = new MedRecords({ apiKey: server.apiKeys.create(), baseUrl: server.url });
   const auth_form = await mr.retrievalRequests.uploadFile({
     file: new TextEncoder().encode("%PDF-1.4\n%%EOF\n"),
@@ -171,7 +162,7 @@ describe("examples/catch-up.ts with a key: a service it did not start", () => {
       { ...envFor(server, await checkpointFile()), MEDRECORDS_POLL_SECONDS: "0.05" },
       { follow: true },
     );
-    closers.push(() => run.stop());
+    onTestFinished(() => run.stop());
     expect(lines.at(-1)).toBe("Following the log every 0.05 s; Ctrl-C to stop.");
     expect(run.events).toHaveLength(2);
 

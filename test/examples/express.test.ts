@@ -4,7 +4,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createApp, main } from "../../examples/express.js";
 import type { WebhookEvent } from "../../src/webhooks/index.js";
 import {
@@ -21,17 +21,15 @@ import {
   WEBHOOK_PATH,
 } from "./recipes.js";
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  while (closers.length > 0) await closers.pop()!();
 });
 
 async function start(onEvent: (event: WebhookEvent) => unknown = () => {}) {
   const events = vi.fn(onEvent);
   const server: Server = createApp({ secret: SECRET, onEvent: events }).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const deliver = ({ body, headers }: Delivery) =>
     fetch(`${base}${WEBHOOK_PATH}`, { method: "POST", headers, body });
@@ -103,7 +101,7 @@ describe("examples/express.ts", () => {
   it("main() listens with the secret from the environment, and refuses to start without it", async () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
     const running = await main({ MEDRECORDS_WEBHOOK_SECRET: SECRET, PORT: "0" });
-    closers.push(running.close);
+    onTestFinished(() => running.close());
     expect(running.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${WEBHOOK_PATH}$`));
     const { body, headers } = await signed(CANONICAL_BODY);
     const response = await fetch(running.url, { method: "POST", headers, body });

@@ -2,7 +2,7 @@
  * examples/fastify.ts through `app.inject()`: the webhook plugin's Buffer
  * parser keeps the raw bytes for verification, and only inside the plugin.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createApp, main } from "../../examples/fastify.js";
 import type { WebhookEvent } from "../../src/webhooks/index.js";
 import {
@@ -19,10 +19,8 @@ import {
   WEBHOOK_PATH,
 } from "./recipes.js";
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  while (closers.length > 0) await closers.pop()!();
 });
 
 function start(onEvent: (event: WebhookEvent) => unknown = () => {}) {
@@ -36,7 +34,7 @@ function start(onEvent: (event: WebhookEvent) => unknown = () => {}) {
       logger: { level: "warn", stream: { write: (line: string) => logs.push(JSON.parse(line)) } },
     },
   });
-  closers.push(() => app.close());
+  onTestFinished(() => app.close());
   const deliver = ({ body, headers }: Delivery) =>
     app.inject({ method: "POST", url: WEBHOOK_PATH, headers, payload: body });
   return { app, events, logs, deliver };
@@ -103,7 +101,7 @@ describe("examples/fastify.ts", () => {
       PORT: "0",
       LOG_LEVEL: "silent",
     });
-    closers.push(running.close);
+    onTestFinished(() => running.close());
     expect(running.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${WEBHOOK_PATH}$`));
     const { body, headers } = await signed(CANONICAL_BODY);
     const response = await fetch(running.url, { method: "POST", headers, body });

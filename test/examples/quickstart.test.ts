@@ -11,31 +11,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { DEMO_CASE, demoRecordsPdf, main } from "../../examples/quickstart.js";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
+import { captureLines } from "../helpers/console-lines.js";
 import { findSecrets } from "../setup/sentinels.js";
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  while (closers.length > 0) await closers.pop()!();
 });
-
-/** What the example prints, kept from the terminal. */
-function captureLines(): string[] {
-  const lines: string[] = [];
-  vi.spyOn(console, "log").mockImplementation((line: string) => {
-    lines.push(line);
-  });
-  return lines;
-}
 
 async function downloadDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "medrecords-quickstart-test-"));
-  closers.push(() => rm(dir, { recursive: true, force: true }));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -59,7 +49,7 @@ function expectNothingSecret(lines: string[], apiKey?: string) {
 /** A reference server the example did not start, as a real service would be. */
 async function startService(): Promise<MockServer> {
   const server = await startMockServer();
-  closers.push(() => server.close());
+  onTestFinished(() => server.close());
   return server;
 }
 
@@ -106,7 +96,7 @@ function playProvider(
     stopped = true;
     await loop;
   };
-  closers.push(stop);
+  onTestFinished(() => stop());
   return stop;
 }
 

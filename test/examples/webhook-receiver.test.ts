@@ -3,7 +3,7 @@
  * deliveries to the running example, which fetches each retrieval request
  * back through the API and keeps the newest.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { main, WEBHOOK_PATH } from "../../examples/webhook-receiver.js";
 import { type MockServer, type MockService, startMockServer } from "../../src/mock/index.js";
 import { signWebhook } from "../../src/webhooks/index.js";
@@ -11,16 +11,14 @@ import { createApi } from "../mock/helpers.js";
 import { createRetrieval } from "../mock/retrieval-helpers.js";
 import { connectRedis, describeWithServers } from "../stores/servers.js";
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  while (closers.length > 0) await closers.pop()!();
 });
 
 /** The reference server over HTTP, delivering for real to loopback, and the example running against it. */
 async function start(extraEnv: Record<string, string> = {}) {
   const server = await startMockServer({ now: new Date(), allowPrivateWebhookUrls: true });
-  closers.push(() => server.close());
+  onTestFinished(() => server.close());
   // The helpers only need fetch and baseUrl, which a MockServer has too.
   const api = createApi(server as MockServer & MockService, server.apiKeys.create());
   const logs: string[] = [];
@@ -44,7 +42,7 @@ async function start(extraEnv: Record<string, string> = {}) {
   });
   const moved = await api.patch(`/v2/webhooks/${webhook.body.id}`, { url: receiver.url });
   expect(moved.status).toBe(200);
-  closers.push(() => receiver.close());
+  onTestFinished(() => receiver.close());
   return { server, api, receiver, secret: webhook.body.secret, logs };
 }
 

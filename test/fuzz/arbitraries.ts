@@ -3,13 +3,8 @@
  * check, any JavaScript value, and valid request bodies taken apart.
  */
 import fc from "fast-check";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { type NestedJsonShape, nestedJson, VERY_DEEP } from "../helpers/nested-json.js";
-
-export const EVENT_TYPES = [
-  "retrieval_request.status_changed",
-  "retrieval_request.action_required",
-  "retrieval_request.documents_available",
-] as const;
 
 const case_ = { title: "Doe v. Acme", client_name: "Jane Doe" };
 const facility = { name: "Harbor Clinic", address: "1 Pier St, Bay City, CA 94000" };
@@ -41,7 +36,7 @@ export const VALID_BODIES: Record<string, Record<string, unknown>[]> = {
   "POST /v2/cases/:case_id/documents": [{ upload_id: "u1" }, { upload_id: "u1", path: "/intake" }],
   "PATCH /v2/documents/:document_id": [{}, { path: null, archived: false }],
   "POST /v2/webhooks": [
-    { name: "records", url: "https://hooks.example.test/mr", events: EVENT_TYPES },
+    { name: "records", url: "https://hooks.example.test/mr", events: SUBSCRIBABLE_EVENT_TYPES },
     {
       name: "n",
       url: "http://hooks.example.test",
@@ -51,7 +46,7 @@ export const VALID_BODIES: Record<string, Record<string, unknown>[]> = {
   ],
   "PATCH /v2/webhooks/:id": [
     { is_enabled: true },
-    { name: "m", description: "d", events: EVENT_TYPES },
+    { name: "m", description: "d", events: SUBSCRIBABLE_EVENT_TYPES },
   ],
   "POST /v2/retrieval-requests": [
     { case_id: "case_1", facility_id: "fac_1", requestor_id: "req_1", auth_form: "up_1" },

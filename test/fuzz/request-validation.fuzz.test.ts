@@ -37,8 +37,9 @@ import {
   WebhookDeliveryListParams,
   WebhookUpdate,
 } from "../../src/index.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { API_KEY, BASE_URL, json, scriptedFetch } from "../helpers/scripted-fetch.js";
-import { anything, EVENT_TYPES, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
+import { anything, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 
 const { fetch, seen } = scriptedFetch([], () =>
@@ -178,7 +179,7 @@ const TARGETS: Target[] = [
     valid: [
       {},
       {
-        type: EVENT_TYPES,
+        type: SUBSCRIBABLE_EVENT_TYPES,
         created_after: "2026-01-01T00:00:00.000Z",
         created_before: new Date("2026-02-01T00:00:00.000Z"),
         object_id: "rr_1",

@@ -3,11 +3,14 @@ import type { MockServiceCore } from "../../src/mock/index.js";
 import { appendEvent, type EventLogEntry } from "../../src/mock/model/event-log.js";
 import { contextOf } from "../../src/mock/service.js";
 import { emitEventForTesting } from "../../src/mock/testing.js";
+import type { Event, SubscribableEventType } from "../../src/schemas/events.js";
 
-export const STATUS_CHANGED = "retrieval_request.status_changed";
-export const ACTION_REQUIRED = "retrieval_request.action_required";
-export const DOCUMENTS_AVAILABLE = "retrieval_request.documents_available";
-export const WEBHOOK_DISABLED = "webhook.disabled";
+// Each name checked against the schemas' lists, so that a renamed type fails to compile here.
+export const STATUS_CHANGED = "retrieval_request.status_changed" satisfies SubscribableEventType;
+export const ACTION_REQUIRED = "retrieval_request.action_required" satisfies SubscribableEventType;
+export const DOCUMENTS_AVAILABLE =
+  "retrieval_request.documents_available" satisfies SubscribableEventType;
+export const WEBHOOK_DISABLED = "webhook.disabled" satisfies Event["type"];
 
 /** A `status_changed` about `retrievalRequestId`, at the mock clock's time. */
 export function statusChanged(

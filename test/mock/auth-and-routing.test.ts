@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/mock/index.js";
+import { SCOPES } from "../../src/schemas/scopes.js";
 import {
   bytesOf,
   createApi,
@@ -10,19 +11,6 @@ import {
   setup,
   signUpload,
 } from "./helpers.js";
-
-const ALL_SCOPES: Scope[] = [
-  "cases:read",
-  "cases:write",
-  "documents:read",
-  "documents:write",
-  "retrievals:read",
-  "retrievals:write",
-  "requestors:read",
-  "requestors:write",
-  "webhooks:read",
-  "webhooks:write",
-];
 
 describe("API keys", () => {
   it("are medrecords_sk_live_ followed by 32 base62 characters, each one different", () => {
@@ -112,7 +100,7 @@ describe("scopes", () => {
     "%s %s needs %s: 403 insufficient_scope naming it",
     async (method, path, scope) => {
       const { mock } = setup();
-      const key = mock.apiKeys.create({ scopes: ALL_SCOPES.filter((s) => s !== scope) });
+      const key = mock.apiKeys.create({ scopes: SCOPES.filter((s) => s !== scope) });
       const body = method === "GET" ? undefined : {};
       const response = await createApi(mock, key).call(method, path, { body });
       const message = expectError(response, 403, "insufficient_scope");

@@ -4,38 +4,18 @@
  * in another language would.
  */
 import { Agent, createServer, request as httpRequest, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, MockServerListenError, startMockServer } from "../../src/mock/index.js";
 import { openApiDocument } from "../../src/openapi/document.js";
+import { closeServer, freePort, listenOn } from "../helpers/loopback.js";
 
 const START = "2026-03-01T10:00:00.000Z";
 const LOOPBACK_URL = /^http:\/\/127\.0\.0\.1:(\d+)$/;
 
 const portOf = (url: string) => Number(new URL(url).port);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function listenOn(server: Server, port = 0): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listenOn(probe);
-  await closeServer(probe);
-  return port;
-}
 
 /** Resolves when something can listen on `port` again (and stops listening). */
 async function canListenOn(port: number): Promise<boolean> {

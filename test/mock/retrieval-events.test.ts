@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { MockService } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
-import { Event, WebhookEvent } from "../../src/schemas/events.js";
+import { Event, SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
 import type { RetrievalRequest } from "../../src/schemas/retrieval-requests.js";
 import { type Api, START, setup } from "./helpers.js";
 import { createRetrieval, EVENT_ID, eventsOf } from "./retrieval-helpers.js";
@@ -156,11 +156,7 @@ describe("events of the control API", () => {
     const hook = await api.post("/v2/webhooks", {
       name: "all",
       url: "https://hooks.example.test/h",
-      events: [
-        "retrieval_request.status_changed",
-        "retrieval_request.action_required",
-        "retrieval_request.documents_available",
-      ],
+      events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     expect(hook.status).toBe(201);
     const r = await createRetrieval(mock, api);

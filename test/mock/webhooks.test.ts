@@ -9,15 +9,12 @@ import {
   WebhookTestResult,
 } from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
+import { webhookUrlOfLength } from "../helpers/webhook-url.js";
 import { createApi, expectError, setup } from "./helpers.js";
 import { createWebhook, EVENT, healthOf, readWebhook, statusData } from "./webhook-helpers.js";
 
 const x = (n: number) => "x".repeat(n);
 /** A valid https URL exactly `n` characters long. */
-const urlOf = (n: number) => {
-  const base = "https://hooks.example.test/";
-  return `${base}${"a".repeat(n - base.length)}`;
-};
 const noDns = async () => [] as string[];
 
 function inboxSetup(options: MockServiceOptions = {}) {
@@ -132,7 +129,7 @@ describe("limits (spec, Webhooks rules 1-2 and Limits)", () => {
   const boundaries: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
     ["name 100 / 101", { name: x(100) }, { name: x(101) }],
     ["description 500 / 501", { description: x(500) }, { description: x(501) }],
-    ["url 2048 / 2049", { url: urlOf(2048) }, { url: urlOf(2049) }],
+    ["url 2048 / 2049", { url: webhookUrlOfLength(2048) }, { url: webhookUrlOfLength(2049) }],
   ];
 
   it.each(boundaries)(

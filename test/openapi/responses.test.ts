@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import type { Case } from "../../src/schemas/cases.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import type { RetrievalRequest } from "../../src/schemas/retrieval-requests.js";
 import type { WebhookCreateResponse, WebhookDelivery } from "../../src/schemas/webhooks.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";
@@ -156,11 +157,7 @@ describe("responses of the reference server match the document", () => {
     await api.post("/v2/webhooks", {
       name: "Everything",
       url: "https://hooks.example.test/all",
-      events: [
-        "retrieval_request.status_changed",
-        "retrieval_request.action_required",
-        "retrieval_request.documents_available",
-      ],
+      events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     const hooks = await api.get<{ id: string }[]>("/v2/webhooks");
     expect((await api.post(`/v2/webhooks/${hooks.body[0]!.id}/test`)).status).toBe(200);
@@ -220,13 +217,7 @@ describe("responses of the reference server match the document", () => {
 
     const events = await api.get<{ results: { id: string; type: string }[] }>("/v2/events");
     const types = new Set(events.body.results.map((event) => event.type));
-    expect(types).toEqual(
-      new Set([
-        "retrieval_request.status_changed",
-        "retrieval_request.action_required",
-        "retrieval_request.documents_available",
-      ]),
-    );
+    expect(types).toEqual(new Set([...SUBSCRIBABLE_EVENT_TYPES]));
     const oneEvent = events.body.results[0]!;
     expect((await api.get(`/v2/events/${oneEvent.id}`)).status).toBe(200);
     const filtered = `/v2/events?type=retrieval_request.status_changed,webhook.test&created_after=${encodeURIComponent(START)}`;

@@ -1,4 +1,6 @@
 /** postgresDedupeStore against a real PostgreSQL (MEDRECORDS_TEST_POSTGRES_URL). */
+
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -7,8 +9,6 @@ import {
   postgresDedupeStore,
 } from "../../src/webhooks/index.js";
 import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A pool that only records what it is asked, for tests that need no server. */
 function fakePool(): PostgresPool & { sql: string[] } {

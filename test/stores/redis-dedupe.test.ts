@@ -1,4 +1,6 @@
 /** redisDedupeStore against a real redis-server (MEDRECORDS_TEST_REDIS_URL). */
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createWebhookHandler,
@@ -7,8 +9,6 @@ import {
   signWebhook,
 } from "../../src/webhooks/index.js";
 import { connectRedis, describeWithServers, type RedisClient, uniqueName } from "./servers.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("redisDedupeStore options", () => {
   const client: RedisDedupeClient = { set: async () => "OK", del: async () => 1 };

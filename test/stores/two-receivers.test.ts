@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   createReceiver,
@@ -18,6 +19,7 @@ import { MedRecords } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import { eventLogForTesting } from "../../src/mock/testing.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { isNewerRetrievalRequest, redisDedupeStore } from "../../src/webhooks/index.js";
 import { createApi } from "../mock/helpers.js";
 import { createRetrieval } from "../mock/retrieval-helpers.js";
@@ -27,8 +29,6 @@ const REQUESTS = 40;
 const ROUNDS = 25; // one status change per request per round: 1 000 events
 const STAGES = ["request_sent", "provider_processing", "records_received"] as const;
 const SEED = 20_260_301;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) => {
@@ -64,11 +64,7 @@ describeWithServers(["redis"], "two receivers sharing the Redis dedupe store", (
     const webhook = await api.post<{ secret: string }>("/v2/webhooks", {
       name: "receivers",
       url: "https://receivers.example.test/webhooks/medrecords",
-      events: [
-        "retrieval_request.status_changed",
-        "retrieval_request.action_required",
-        "retrieval_request.documents_available",
-      ],
+      events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     expect(webhook.status).toBe(201);
 
