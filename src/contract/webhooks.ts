@@ -1,6 +1,8 @@
 /** Webhooks: outbound signed notifications about retrieval requests. */
 import { ListEnvelope } from "../schemas/common.js";
 import {
+  MAX_WEBHOOKS,
+  WEBHOOK_TEST_INTERVAL_MS,
   Webhook,
   WebhookCreate,
   WebhookCreateResponse,
@@ -33,7 +35,7 @@ export const create = defineOperation({
   idempotent: false,
   errors: {
     400: webhookBodyErrors,
-    409: "`limit_exceeded`: the organization already holds 20 webhooks; `conflict`: the name is in use.",
+    409: `\`limit_exceeded\`: the organization already holds ${MAX_WEBHOOKS} webhooks; \`conflict\`: the name is in use.`,
   },
 } as const);
 
@@ -41,7 +43,7 @@ export const list = defineOperation({
   operationId: "listWebhooks",
   method: "GET",
   path: "/v2/webhooks",
-  summary: "List every webhook (a bare array, at most 20)",
+  summary: `List every webhook (a bare array, at most ${MAX_WEBHOOKS})`,
   tag: "Webhooks",
   status: 200,
   response: WebhookList,
@@ -121,7 +123,9 @@ export const test = defineOperation({
   scope: "webhooks:write",
   scopes: ["webhooks:write"],
   idempotent: false,
-  errors: { 429: "`rate_limited`: the webhook was tested less than 10 seconds ago." },
+  errors: {
+    429: `\`rate_limited\`: the webhook was tested less than ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds ago.`,
+  },
 } as const);
 
 export const listDeliveries = defineOperation({

@@ -1,4 +1,4 @@
-import { type DedupeStore, memoryDedupeStore } from "./dedupe.js";
+import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore, memoryDedupeStore } from "./dedupe.js";
 import type { EventOfType, HandledEventType, WebhookEvent } from "./events.js";
 import { verifyWebhook } from "./verify.js";
 
@@ -77,8 +77,6 @@ export interface WebhookHandlerOptions {
 }
 
 type AnyHandler = (event: WebhookEvent, context: WebhookHandlerContext) => unknown;
-
-const DEFAULT_DEDUPE_TTL_SECONDS = 7 * 24 * 3600;
 
 const BODY_USED_MESSAGE =
   "medrecords/webhooks: the request body was already read before the webhook handler; " +

@@ -10,6 +10,7 @@
  * before advancing the clock: a retry is scheduled only once its failed
  * attempt has finished.
  */
+import { causeCode } from "../../internal/cause-code.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,
   WEBHOOK_DELIVERY_TIMEOUT_MS,
@@ -237,15 +238,6 @@ async function post(
       duration_ms: elapsed(),
     };
   }
-}
-
-function causeCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** A delivery record together with the body, so it can be redelivered byte for byte. */
