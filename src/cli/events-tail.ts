@@ -1,6 +1,6 @@
 /**
  * `medrecords events tail`: follows the event log with the catch-up poller
- * (DESIGN section 7), printing one line per event, oldest first.
+ * (docs/spec-decisions.md, "Catch-up poller"), printing one line per event, oldest first.
  *
  * The start position, when no checkpoint was saved: `--since` if given; else
  * the oldest event the log holds with `--once` (catching up on the whole
