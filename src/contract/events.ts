@@ -37,7 +37,6 @@ export const list = defineOperation({
     "retrievals:read":
       "to list `retrieval_request.*` events (left out without it; naming one in `type` is 403)",
   },
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -52,5 +51,4 @@ export const retrieve = defineOperation({
   scope: "webhooks:read",
   scopes: ["webhooks:read", "retrievals:read"],
   scopeWhen: { "retrievals:read": "to read a `retrieval_request.*` event (403 without it)" },
-  idempotent: true,
 } as const);

@@ -18,7 +18,6 @@ export const signCase = defineOperation({
   status: 200,
   response: SignUploadResponse,
   scope: "documents:write",
-  scopes: ["documents:write"],
   // Signing twice only makes a second unused upload address.
   idempotent: true,
 } as const);
@@ -35,6 +34,5 @@ export const signRetrieval = defineOperation({
   status: 200,
   response: SignUploadResponse,
   scope: "retrievals:write",
-  scopes: ["retrievals:write"],
   idempotent: true,
 } as const);

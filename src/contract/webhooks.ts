@@ -32,7 +32,6 @@ export const create = defineOperation({
   scopes: ["webhooks:write", "retrievals:read"],
   // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
   scopeRules: [{ scope: "retrievals:read", when: "always" }],
-  idempotent: false,
   errors: {
     400: webhookBodyErrors,
     409: `\`limit_exceeded\`: the organization already holds ${MAX_WEBHOOKS} webhooks; \`conflict\`: the name is in use.`,
@@ -48,8 +47,6 @@ export const list = defineOperation({
   status: 200,
   response: WebhookList,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -61,8 +58,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: Webhook,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const update = defineOperation({
@@ -88,7 +83,6 @@ export const update = defineOperation({
       checked: "after-validation",
     },
   ],
-  idempotent: true,
   errors: { 400: webhookBodyErrors, 409: "`conflict`: the name is in use." },
 } as const);
 
@@ -102,8 +96,6 @@ const deleteWebhook = defineOperation({
   body: EMPTY_BODY,
   status: 204,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: true,
 } as const);
 
 // `delete` is a reserved word: exported under that name, declared under another.
@@ -121,8 +113,6 @@ export const test = defineOperation({
   status: 200,
   response: WebhookTestResult,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: false,
   errors: {
     429: `\`rate_limited\`: the webhook was tested less than ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds ago.`,
   },
@@ -139,8 +129,6 @@ export const listDeliveries = defineOperation({
   response: WebhookDeliveryList,
   list: true,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const redeliver = defineOperation({
@@ -154,7 +142,5 @@ export const redeliver = defineOperation({
   status: 200,
   response: WebhookDelivery,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: false,
   errors: { 409: "`conflict`: the webhook is disabled; enable it first." },
 } as const);
