@@ -1,5 +1,6 @@
+import type { WebhookEvent } from "../schemas/events.js";
 import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore, memoryDedupeStore } from "./dedupe.js";
-import type { EventOfType, HandledEventType, WebhookEvent } from "./events.js";
+import type { EventOfType, HandledEventType } from "./events.js";
 import { verifyWebhook } from "./verify.js";
 
 /** What a handler gets beside the event. */
