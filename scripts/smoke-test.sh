@@ -113,7 +113,7 @@ console.log("smoke: CJS ok (root %d, webhooks %d, mock %d exports)",
   Object.keys(root).length, Object.keys(webhooks).length, Object.keys(mock).length);
 JS
 
-# DESIGN section 2: medrecords must not import msw; medrecords/webhooks must not
+# The entry points (README, "Entry points"): medrecords must not import msw; medrecords/webhooks must not
 # import ky, msw or the client (nor zod, as its changeset promises). Walk the
 # static import graph of the installed dist files (relative imports followed,
 # bare specifiers collected).
@@ -172,7 +172,7 @@ for (const [id, banned] of Object.entries(forbidden)) {
   for (const file of [require.resolve(id), fileURLToPath(import.meta.resolve(id))]) {
     const graph = importGraph(file);
     for (const name of banned) {
-      assert.ok(!graph.bare.has(name), `${id} (${file}) imports ${name}; DESIGN section 2 forbids it`);
+      assert.ok(!graph.bare.has(name), `${id} (${file}) imports ${name}; its entry point must not (README, "Entry points")`);
     }
     if (id === "medrecords/webhooks") {
       for (const f of graph.files) {

@@ -98,7 +98,7 @@ export const run: Suite = async ({ quick }) => {
         target: 0.5,
         lowerIsBetter: true,
         limit: {
-          description: `heap kept by a catch-up run over ${label} <= ${RETAINED_LIMIT / MiB} MiB (memory bounded by a page, DESIGN section 7)`,
+          description: `heap kept by a catch-up run over ${label} <= ${RETAINED_LIMIT / MiB} MiB (memory bounded by a page: docs/spec-decisions.md, "Catch-up poller")`,
           ok: retained <= RETAINED_LIMIT,
         },
         note:

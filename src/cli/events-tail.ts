@@ -1,6 +1,6 @@
 /**
  * `medrecords events tail`: follows the event log with the catch-up poller
- * (DESIGN section 7), printing one line per event, oldest first.
+ * (docs/spec-decisions.md, "Catch-up poller"), printing one line per event, oldest first.
  *
  * The start position, when no checkpoint was saved: `--since` if given; else
  * the oldest event the log holds with `--once` (catching up on the whole
@@ -25,7 +25,13 @@ import type { EventLogGap } from "../poller/catch-up.js";
 import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
-import { type AnyEvent, EVENT_LOG_TYPES, EVENT_TYPE_FILTER_MAX } from "../schemas/event-list.js";
+import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import {
+  type AnyEvent,
+  EVENT_LOG_TYPES,
+  EVENT_RETENTION_DAYS,
+  EVENT_TYPE_FILTER_MAX,
+} from "../schemas/event-list.js";
 import { parseFlags, shown } from "./args.js";
 import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
@@ -34,7 +40,7 @@ const SEE_HELP = "see medrecords events tail --help";
 const DEFAULT_INTERVAL_MS = 5_000;
 const MAX_INTERVAL_MS = 24 * 60 * 60 * 1000;
 /** Events per page: the most the command holds in memory at once. */
-const PAGE_SIZE = 100;
+const PAGE_SIZE = PAGE_LIMIT_MAX;
 
 export const EVENTS_TAIL_HELP = `Usage: medrecords events tail [options]
 
@@ -50,7 +56,7 @@ Options:
   --since <date>          where to start when no checkpoint was saved, inclusive:
                           an ISO 8601 date-time with offset (2026-06-15T12:00:00Z)
                           or a date (2026-06-15, midnight UTC). The log keeps
-                          events for 30 days; an older date prints a warning.
+                          events for ${EVENT_RETENTION_DAYS} days; an older date prints a warning.
                           Default: now (only new events) when following; the
                           oldest event the log holds with --once.
   --checkpoint <file>     keep the position in <file> (JSON, written atomically
@@ -168,7 +174,7 @@ export async function eventsTail(
   };
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords events tail: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's 30-day retention, so events before ${gap.oldestAvailable} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords events tail: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention, so events before ${gap.oldestAvailable} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${gap.oldestAvailable}.\n`,
     );
 
   try {

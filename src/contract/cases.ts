@@ -16,8 +16,6 @@ export const create = defineOperation({
   status: 201,
   response: Case,
   scope: "cases:write",
-  scopes: ["cases:write"],
-  idempotent: false,
 } as const);
 
 export const list = defineOperation({
@@ -31,8 +29,6 @@ export const list = defineOperation({
   response: CaseList,
   list: true,
   scope: "cases:read",
-  scopes: ["cases:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -44,8 +40,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: Case,
   scope: "cases:read",
-  scopes: ["cases:read"],
-  idempotent: true,
 } as const);
 
 export const update = defineOperation({
@@ -59,6 +53,4 @@ export const update = defineOperation({
   status: 200,
   response: Case,
   scope: "cases:write",
-  scopes: ["cases:write"],
-  idempotent: true,
 } as const);

@@ -22,8 +22,6 @@ export const create = defineOperation({
   status: 201,
   response: Document,
   scope: "documents:write",
-  scopes: ["documents:write"],
-  idempotent: false,
   errors: { 400: uploadErrors },
 } as const);
 
@@ -42,8 +40,6 @@ export const list = defineOperation({
   response: DocumentList,
   list: true,
   scope: "documents:read",
-  scopes: ["documents:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -55,8 +51,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: Document,
   scope: "documents:read",
-  scopes: ["documents:read"],
-  idempotent: true,
 } as const);
 
 export const update = defineOperation({
@@ -70,8 +64,6 @@ export const update = defineOperation({
   status: 200,
   response: Document,
   scope: "documents:write",
-  scopes: ["documents:write"],
-  idempotent: true,
 } as const);
 
 export const download = defineOperation({
@@ -83,6 +75,4 @@ export const download = defineOperation({
   status: 200,
   response: DownloadResponse,
   scope: "documents:read",
-  scopes: ["documents:read"],
-  idempotent: true,
 } as const);

@@ -4,7 +4,12 @@
  * which the log filters on rather than refuses.
  */
 import { ListEnvelope } from "../schemas/common.js";
-import { AnyEvent, EventListParams } from "../schemas/event-list.js";
+import {
+  AnyEvent,
+  EVENT_RETENTION_DAYS,
+  EVENT_TYPE_FILTER_MAX,
+  EventListParams,
+} from "../schemas/event-list.js";
 import { defineOperation } from "./operation.js";
 
 export const EventList = ListEnvelope(AnyEvent);
@@ -17,7 +22,7 @@ export const list = defineOperation({
   tag: "Events",
   query: EventListParams,
   parameters: {
-    type: "Comma-separated event types, at most 20, e.g. `retrieval_request.status_changed,webhook.disabled`.",
+    type: `Comma-separated event types, at most ${EVENT_TYPE_FILTER_MAX}, e.g. \`retrieval_request.status_changed,webhook.disabled\`.`,
     created_after:
       "Only events created at or after this instant (inclusive): list from the last processed `created_at` and deduplicate by id.",
     created_before: "Only events created strictly before this instant.",
@@ -32,7 +37,6 @@ export const list = defineOperation({
     "retrievals:read":
       "to list `retrieval_request.*` events (left out without it; naming one in `type` is 403)",
   },
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -41,11 +45,10 @@ export const retrieve = defineOperation({
   path: "/v2/events/{id}",
   summary: "Read one event",
   tag: "Events",
-  description: "Events older than 30 days are gone (404).",
+  description: `Events older than ${EVENT_RETENTION_DAYS} days are gone (404).`,
   status: 200,
   response: AnyEvent,
   scope: "webhooks:read",
   scopes: ["webhooks:read", "retrievals:read"],
   scopeWhen: { "retrievals:read": "to read a `retrieval_request.*` event (403 without it)" },
-  idempotent: true,
 } as const);

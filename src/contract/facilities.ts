@@ -21,6 +21,4 @@ export const search = defineOperation({
   response: FacilityList,
   list: true,
   scope: "retrievals:read",
-  scopes: ["retrievals:read"],
-  idempotent: true,
 } as const);

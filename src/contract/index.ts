@@ -54,8 +54,3 @@ export const OPERATIONS: readonly Operation[] = [
   events.list,
   events.retrieve,
 ];
-
-/** Every operation by its operationId. */
-export const OPERATIONS_BY_ID: Readonly<Record<string, Operation>> = Object.fromEntries(
-  OPERATIONS.map((operation) => [operation.operationId, operation]),
-);

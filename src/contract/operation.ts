@@ -87,6 +87,7 @@ export interface Operation<P extends string = string> {
    * Every scope the operation can need: {@link scope}, the combination
    * rules of {@link scopeRules}, and the read scope of the event families
    * the event log filters on.
+   * @default [scope]
    */
   readonly scopes: readonly Scope[];
   /** Scopes the server checks on top of {@link scope}, and when. */
@@ -100,6 +101,7 @@ export interface Operation<P extends string = string> {
   /**
    * Whether sending it twice is harmless, so the client may retry it after
    * a timeout or a 5xx. Every method but POST is; signing an upload is too.
+   * @default method !== "POST"
    */
   readonly idempotent: boolean;
   /**
@@ -110,11 +112,25 @@ export interface Operation<P extends string = string> {
   readonly errors?: Readonly<Partial<Record<ErrorStatus, string>>>;
 }
 
-/** Declares an operation, keeping its literal types (path template, method, status). */
-export function defineOperation<const P extends string, const O extends Operation<P>>(
+/** An operation as declared: {@link Operation.scopes} and {@link Operation.idempotent} may take their defaults. */
+export type OperationDeclaration<P extends string = string> = Omit<
+  Operation<P>,
+  "scopes" | "idempotent"
+> &
+  Partial<Pick<Operation<P>, "scopes" | "idempotent">>;
+
+/**
+ * Declares an operation, keeping its literal types (path template, method,
+ * status) and filling in the defaults of `scopes` and `idempotent`.
+ */
+export function defineOperation<const P extends string, const O extends OperationDeclaration<P>>(
   operation: O & { readonly path: P },
-): O {
-  return operation;
+): O & Operation<P> {
+  return {
+    ...operation,
+    scopes: operation.scopes ?? [operation.scope],
+    idempotent: operation.idempotent ?? operation.method !== "POST",
+  };
 }
 
 /** The names of a path template's parameters, in order. */

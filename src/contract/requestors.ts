@@ -20,8 +20,6 @@ export const create = defineOperation({
   status: 201,
   response: Requestor,
   scope: "requestors:write",
-  scopes: ["requestors:write"],
-  idempotent: false,
 } as const);
 
 export const list = defineOperation({
@@ -35,8 +33,6 @@ export const list = defineOperation({
   response: RequestorList,
   list: true,
   scope: "requestors:read",
-  scopes: ["requestors:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -48,8 +44,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: Requestor,
   scope: "requestors:read",
-  scopes: ["requestors:read"],
-  idempotent: true,
 } as const);
 
 export const update = defineOperation({
@@ -63,6 +57,4 @@ export const update = defineOperation({
   status: 200,
   response: Requestor,
   scope: "requestors:write",
-  scopes: ["requestors:write"],
-  idempotent: true,
 } as const);

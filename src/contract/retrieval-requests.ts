@@ -41,7 +41,6 @@ export const create = defineOperation({
       checked: "before-validation",
     },
   ],
-  idempotent: false,
   errors: {
     400: `${uploadErrors} The message names the field, e.g. \`attachments[1]: ...\`.`,
     404: "`not_found`: the referenced case, facility or requestor does not exist.",
@@ -67,8 +66,6 @@ export const list = defineOperation({
   response: RetrievalRequestList,
   list: true,
   scope: "retrievals:read",
-  scopes: ["retrievals:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -80,8 +77,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: RetrievalRequest,
   scope: "retrievals:read",
-  scopes: ["retrievals:read"],
-  idempotent: true,
 } as const);
 
 export const listDocuments = defineOperation({
@@ -95,8 +90,6 @@ export const listDocuments = defineOperation({
   response: RetrievalDocumentList,
   list: true,
   scope: "retrievals:read",
-  scopes: ["retrievals:read"],
-  idempotent: true,
 } as const);
 
 export const downloadDocument = defineOperation({
@@ -108,8 +101,6 @@ export const downloadDocument = defineOperation({
   status: 200,
   response: DownloadResponse,
   scope: "retrievals:read",
-  scopes: ["retrievals:read"],
-  idempotent: true,
   errors: { 409: "`document_not_ready`: an invoice listed before it can be downloaded." },
 } as const);
 
@@ -125,8 +116,6 @@ export const respondToActionRequest = defineOperation({
   status: 200,
   response: ActionRequestAnswer,
   scope: "retrievals:write",
-  scopes: ["retrievals:write"],
-  idempotent: false,
   errors: {
     400: `\`validation_error\` when the body is malformed, including a \`message\` that is missing, not a string, or not 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming; \`action_response_rejected\` when the answer is refused by the request's state (no open action request, a missing or unusable attachment, a required PDF missing); the message says why.`,
   },

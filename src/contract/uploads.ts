@@ -3,6 +3,7 @@ import {
   RetrievalSignUploadRequest,
   SignUploadRequest,
   SignUploadResponse,
+  UPLOAD_URL_TTL_MINUTES,
 } from "../schemas/uploads.js";
 import { defineOperation } from "./operation.js";
 
@@ -12,13 +13,11 @@ export const signCase = defineOperation({
   path: "/v2/cases/{case_id}/sign-upload",
   summary: "Sign a case-level upload",
   tag: "Documents",
-  description:
-    "PUT the bytes to `upload_url` within 15 minutes with `Content-Type` equal to `file_type`, then use `upload_id` within one hour: to create a case document, or as `auth_form`, an item of `attachments` or an action-response attachment.",
+  description: `PUT the bytes to \`upload_url\` within ${UPLOAD_URL_TTL_MINUTES} minutes with \`Content-Type\` equal to \`file_type\`, then use \`upload_id\` within one hour: to create a case document, or as \`auth_form\`, an item of \`attachments\` or an action-response attachment.`,
   body: SignUploadRequest,
   status: 200,
   response: SignUploadResponse,
   scope: "documents:write",
-  scopes: ["documents:write"],
   // Signing twice only makes a second unused upload address.
   idempotent: true,
 } as const);
@@ -35,6 +34,5 @@ export const signRetrieval = defineOperation({
   status: 200,
   response: SignUploadResponse,
   scope: "retrievals:write",
-  scopes: ["retrievals:write"],
   idempotent: true,
 } as const);

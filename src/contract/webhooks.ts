@@ -1,6 +1,8 @@
 /** Webhooks: outbound signed notifications about retrieval requests. */
 import { ListEnvelope } from "../schemas/common.js";
 import {
+  MAX_WEBHOOKS,
+  WEBHOOK_TEST_INTERVAL_MS,
   Webhook,
   WebhookCreate,
   WebhookCreateResponse,
@@ -30,10 +32,9 @@ export const create = defineOperation({
   scopes: ["webhooks:write", "retrievals:read"],
   // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
   scopeRules: [{ scope: "retrievals:read", when: "always" }],
-  idempotent: false,
   errors: {
     400: webhookBodyErrors,
-    409: "`limit_exceeded`: the organization already holds 20 webhooks; `conflict`: the name is in use.",
+    409: `\`limit_exceeded\`: the organization already holds ${MAX_WEBHOOKS} webhooks; \`conflict\`: the name is in use.`,
   },
 } as const);
 
@@ -41,13 +42,11 @@ export const list = defineOperation({
   operationId: "listWebhooks",
   method: "GET",
   path: "/v2/webhooks",
-  summary: "List every webhook (a bare array, at most 20)",
+  summary: `List every webhook (a bare array, at most ${MAX_WEBHOOKS})`,
   tag: "Webhooks",
   status: 200,
   response: WebhookList,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const retrieve = defineOperation({
@@ -59,8 +58,6 @@ export const retrieve = defineOperation({
   status: 200,
   response: Webhook,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const update = defineOperation({
@@ -86,7 +83,6 @@ export const update = defineOperation({
       checked: "after-validation",
     },
   ],
-  idempotent: true,
   errors: { 400: webhookBodyErrors, 409: "`conflict`: the name is in use." },
 } as const);
 
@@ -100,8 +96,6 @@ const deleteWebhook = defineOperation({
   body: EMPTY_BODY,
   status: 204,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: true,
 } as const);
 
 // `delete` is a reserved word: exported under that name, declared under another.
@@ -119,9 +113,9 @@ export const test = defineOperation({
   status: 200,
   response: WebhookTestResult,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: false,
-  errors: { 429: "`rate_limited`: the webhook was tested less than 10 seconds ago." },
+  errors: {
+    429: `\`rate_limited\`: the webhook was tested less than ${WEBHOOK_TEST_INTERVAL_MS / 1000} seconds ago.`,
+  },
 } as const);
 
 export const listDeliveries = defineOperation({
@@ -135,8 +129,6 @@ export const listDeliveries = defineOperation({
   response: WebhookDeliveryList,
   list: true,
   scope: "webhooks:read",
-  scopes: ["webhooks:read"],
-  idempotent: true,
 } as const);
 
 export const redeliver = defineOperation({
@@ -150,7 +142,5 @@ export const redeliver = defineOperation({
   status: 200,
   response: WebhookDelivery,
   scope: "webhooks:write",
-  scopes: ["webhooks:write"],
-  idempotent: false,
   errors: { 409: "`conflict`: the webhook is disabled; enable it first." },
 } as const);

@@ -1,6 +1,7 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
 import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
+import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
@@ -436,13 +437,4 @@ async function parseBody(response: Response): Promise<unknown> {
   } catch {
     throw new ResponseValidationError(`Response ${response.status} is not JSON.`, []);
   }
-}
-
-function causeCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

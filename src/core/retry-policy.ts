@@ -1,4 +1,5 @@
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from "ky";
+import { causeCode } from "../internal/cause-code.js";
 import { parseRetryAfter } from "./errors.js";
 
 /** Statuses worth another attempt: the request timed out, was throttled, or the service failed. */
@@ -53,9 +54,5 @@ export function retryPolicy({
 
 /** A refused connection never reached the service, so any request may be repeated. */
 export function isConnectionRefused(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === "ECONNREFUSED") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return causeCode(error) === "ECONNREFUSED";
 }

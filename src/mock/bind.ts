@@ -139,7 +139,6 @@ export function bind<O extends Operation, B extends z.ZodType | undefined = Body
     operation,
     method: operation.method,
     pattern: operation.path,
-    scope: operation.scope,
     handle(call) {
       requireScope(call.apiKey, operation.scope);
       for (const scope of always) requireScope(call.apiKey, scope);

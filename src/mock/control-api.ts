@@ -1,5 +1,5 @@
 /**
- * The control API under `/__mock/` (DESIGN section 8 over HTTP): the same
+ * The control API under `/__mock/` (docs/spec-decisions.md, "Reference server conventions", over HTTP): the same
  * calls a JavaScript test makes on the service object, as JSON endpoints, so
  * a test suite in any language can drive the clock, the provider's side of
  * retrieval requests, faults, keys and the delivery inbox.

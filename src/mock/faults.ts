@@ -12,7 +12,7 @@
  */
 import { seededRandom } from "../internal/seeded-random.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
-import { type Answer, createApiFaults } from "./api-faults.js";
+import { type ApiFaults, createApiFaults } from "./api-faults.js";
 import { createDeliveryFaults, type DeliveryFaults } from "./delivery-faults.js";
 import {
   faultConfig,
@@ -39,20 +39,11 @@ export interface MockFaults {
   current(): MockFaultConfig;
 }
 
-export interface FaultController {
+/** The faults of one mock: the public `faults`, and what the service and the delivery engine ask of them. */
+export interface FaultController extends ApiFaults {
   /** The public `mock.faults`. */
   readonly faults: MockFaults;
   readonly delivery: DeliveryFaults;
-  /**
-   * Serves one request to the API origin (`api` true) or the storage origin
-   * under the active faults. `answer(real)` serves it for real.
-   */
-  serve<R>(
-    request: Request,
-    api: boolean,
-    answer: Answer<R>,
-    real: () => Promise<R>,
-  ): Promise<Response>;
 }
 
 export interface FaultDependencies {

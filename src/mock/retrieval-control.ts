@@ -1,6 +1,6 @@
 /**
  * `mock.retrievalRequests`: the provider's side of a retrieval request, for
- * tests (DESIGN section 8). Each call is one public change: it moves the
+ * tests (docs/spec-decisions.md, "Reference server conventions"). Each call is one public change: it moves the
  * request's `public_updated_at` and emits its events (with `request_id`
  * null), which are logged and delivered like any other. Bad arguments throw
  * a TypeError; a move the request cannot make (an unknown id, a second open

@@ -20,7 +20,7 @@ import {
   DocumentUpdate,
   DownloadResponse,
 } from "../schemas/documents.js";
-import { AnyEvent, UnknownEvent } from "../schemas/event-list.js";
+import { AnyEvent, EVENT_RETENTION_DAYS, UnknownEvent } from "../schemas/event-list.js";
 import {
   ActionRequiredReason,
   Event,
@@ -150,7 +150,10 @@ export const TAGS = [
   { name: "Facilities", description: "The directory of providers records are requested from." },
   { name: "Requestors", description: "Retrieval profiles: who at the firm deals with a provider." },
   { name: "Webhooks", description: "Outbound signed notifications about retrieval requests." },
-  { name: "Events", description: "The event log: every emitted event, kept for 30 days." },
+  {
+    name: "Events",
+    description: `The event log: every emitted event, kept for ${EVENT_RETENTION_DAYS} days.`,
+  },
   {
     name: "Webhook events",
     description: "Deliveries the service POSTs to a webhook's URL, signed with its secret.",

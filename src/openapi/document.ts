@@ -18,7 +18,7 @@ import {
 } from "../contract/index.js";
 import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
 import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
-import { DEFAULT_PAGE_LIMIT, OpenEnumOther } from "../schemas/common.js";
+import { DEFAULT_PAGE_LIMIT, OpenEnumOther, PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
 import {
@@ -26,7 +26,11 @@ import {
   ActionResponseMessage,
   RetrievalRequestCreate,
 } from "../schemas/retrieval-requests.js";
-import { WebhookUpdate } from "../schemas/webhooks.js";
+import {
+  WEBHOOK_DELIVERY_TIMEOUT_MS,
+  WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS,
+  WebhookUpdate,
+} from "../schemas/webhooks.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
 import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS, TAGS, WEBHOOK_EVENTS } from "./components.js";
 
@@ -248,7 +252,7 @@ function wireForm(schema: JsonSchema): JsonSchema {
 }
 
 const PAGING_PARAMETERS: Record<string, string> = {
-  limit: `Page size, 1 to 100; ${DEFAULT_PAGE_LIMIT} when omitted.`,
+  limit: `Page size, 1 to ${PAGE_LIMIT_MAX}; ${DEFAULT_PAGE_LIMIT} when omitted.`,
   cursor:
     "Where the page starts; take it from a `next` or `previous` link rather than building it.",
 };
@@ -434,8 +438,7 @@ const DELIVERY_HEADERS: Record<
   },
   timestamp: {
     required: true,
-    description:
-      "Unix seconds when this attempt was signed; reject values more than 5 minutes from your clock.",
+    description: `Unix seconds when this attempt was signed; reject values more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from your clock.`,
     schema: { type: "string", pattern: "^[0-9]+$" },
   },
   signatureV1: {
@@ -486,8 +489,7 @@ function webhooks(): Record<string, PathItem> {
         requestBody: { required: true, content: json(refTo(schema, type)) },
         responses: {
           "2XX": {
-            description:
-              "Received, within 5 seconds. Any other status (redirects included), a timeout or a connection error is a failed attempt.",
+            description: `Received, within ${WEBHOOK_DELIVERY_TIMEOUT_MS / 1000} seconds. Any other status (redirects included), a timeout or a connection error is a failed attempt.`,
           },
         },
         // Deliveries carry no API key: they are signed with the webhook's secret (see the headers).

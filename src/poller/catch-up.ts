@@ -1,5 +1,5 @@
 /**
- * Event-log catch-up (DESIGN section 7): processes every event of the log
+ * Event-log catch-up (docs/spec-decisions.md, "Catch-up poller"): processes every event of the log
  * newer than a checkpoint, oldest first, at least once.
  *
  * The log lists newest first. A run lists from the checkpoint, follows
@@ -12,8 +12,14 @@
  * unsaved events of one page and loses none.
  */
 import { MedRecordsError } from "../core/errors.js";
+import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
-import { EVENT_RETENTION_MS, type EventListParams } from "../schemas/event-list.js";
+import {
+  EVENT_RETENTION_DAYS,
+  EVENT_RETENTION_MS,
+  EVENT_TYPE_FILTER_MAX,
+  type EventListParams,
+} from "../schemas/event-list.js";
 import type { DedupeStore } from "../webhooks/dedupe.js";
 import {
   type Checkpoint,
@@ -144,7 +150,7 @@ export class EventLogGapError extends MedRecordsError {
   readonly gap: EventLogGap;
   constructor(gap: EventLogGap) {
     super(
-      `The catch-up checkpoint (${gap.checkpoint.created_at}) is older than the event log's 30-day retention: events before ${gap.oldestAvailable} may be gone. Recover them with mr.retrievalRequests.changes({ since }) from an onGap option, which lets the poller continue.`,
+      `The catch-up checkpoint (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention: events before ${gap.oldestAvailable} may be gone. Recover them with mr.retrievalRequests.changes({ since }) from an onGap option, which lets the poller continue.`,
     );
     this.gap = gap;
   }
@@ -162,7 +168,7 @@ export interface CatchUpDiagnostics {
   pagesFetched: number;
 }
 
-const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = PAGE_LIMIT_MAX;
 const DEFAULT_DEDUPE_TTL_SECONDS = EVENT_RETENTION_MS / 1000;
 const DEFAULT_DESCRIPTION = "The checkpoint loaded from the `checkpoint` store of events.catchUp";
 
@@ -192,11 +198,16 @@ class EventCatchUp implements CatchUpPoller {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-      throw new RangeError("events.catchUp: `pageSize` must be an integer from 1 to 100.");
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
+      throw new RangeError(
+        `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+      );
     }
-    if (options.types !== undefined && (options.types.length < 1 || options.types.length > 20)) {
-      throw new RangeError("events.catchUp: `types` must name 1 to 20 event types.");
+    const { types } = options;
+    if (types !== undefined && (types.length < 1 || types.length > EVENT_TYPE_FILTER_MAX)) {
+      throw new RangeError(
+        `events.catchUp: \`types\` must name 1 to ${EVENT_TYPE_FILTER_MAX} event types.`,
+      );
     }
     this.#reader = reader;
     this.#store = options.checkpoint ?? memoryCheckpoint();

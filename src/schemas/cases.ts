@@ -59,9 +59,22 @@ export const Case = z.strictObject({
 });
 export type Case = z.infer<typeof Case>;
 
-const title = z.string().min(1).max(500);
-const description = z.string().max(5000);
-const externalId = z.string().max(255);
+/** Longest case `title` (spec, Case fields). */
+export const CASE_TITLE_MAX = 500;
+/** Longest `client_name`. */
+export const CASE_CLIENT_NAME_MAX = 200;
+/** Longest case `description`. */
+export const CASE_DESCRIPTION_MAX = 5000;
+/** Longest `client_address`. */
+export const CASE_CLIENT_ADDRESS_MAX = 500;
+/** Longest `client_phone`. */
+export const CASE_CLIENT_PHONE_MAX = 50;
+/** Longest case `external_id`. */
+export const CASE_EXTERNAL_ID_MAX = 255;
+
+const title = z.string().min(1).max(CASE_TITLE_MAX);
+const description = z.string().max(CASE_DESCRIPTION_MAX);
+const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
 
 /**
  * Builds the CaseCreate schema against a clock, because `date_of_injury` must
@@ -73,15 +86,15 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
     /** Name of the matter, 1 to 500 characters. */
     title,
     /** The firm's client, 1 to 200 characters. */
-    client_name: z.string().min(1).max(200),
+    client_name: z.string().min(1).max(CASE_CLIENT_NAME_MAX),
     /** Free text, up to 5000 characters. */
     description: description.optional(),
     /** `YYYY-MM-DD`. */
     client_date_of_birth: IsoDate.optional(),
     /** Up to 500 characters. */
-    client_address: z.string().max(500).optional(),
+    client_address: z.string().max(CASE_CLIENT_ADDRESS_MAX).optional(),
     /** Up to 50 characters. */
-    client_phone: z.string().max(50).optional(),
+    client_phone: z.string().max(CASE_CLIENT_PHONE_MAX).optional(),
     /** An email address. */
     client_email: z.email().optional(),
     /** `YYYY-MM-DD`, not after today (UTC) on the validating clock. */

@@ -53,9 +53,12 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Page size of list endpoints, 1 to 100 (DESIGN section 9, default 25). */
-export const PageLimit = z.coerce.number().int().min(1).max(100);
+/** Largest page size of list endpoints (docs/spec-decisions.md, "Lists"). */
+export const PAGE_LIMIT_MAX = 100;
+/** Page size of list endpoints when `limit` is omitted. */
 export const DEFAULT_PAGE_LIMIT = 25;
+/** Page size of list endpoints, 1 to {@link PAGE_LIMIT_MAX}. */
+export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({

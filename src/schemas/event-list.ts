@@ -16,8 +16,10 @@ export const EVENT_LOG_TYPES: readonly Event["type"][] = Event.options.map(
 /** Most types one `type` filter may name (spec, Limits). */
 export const EVENT_TYPE_FILTER_MAX = 20;
 
-/** How long the log keeps an event: 30 days; an event exactly 30 days old is still listed (spec, Limits). */
-export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long the log keeps an event, in days (spec, Limits). */
+export const EVENT_RETENTION_DAYS = 30;
+/** {@link EVENT_RETENTION_DAYS} in ms; an event exactly that old is still listed. */
+export const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000;
 
 const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
 

@@ -8,7 +8,7 @@ import { IsoDateTime, openEnum } from "./common.js";
  * types so that verifying a delivery never runs zod.
  */
 
-/** Retrieval request status (DESIGN section 9), open to values added later. */
+/** Retrieval request status (docs/spec-decisions.md, "Retrieval requests and action responses"), open to values added later. */
 export const RetrievalStatus = openEnum([
   "pending",
   "processing",
@@ -18,7 +18,7 @@ export const RetrievalStatus = openEnum([
 ]);
 export type RetrievalStatus = z.infer<typeof RetrievalStatus>;
 
-/** Retrieval request stage (DESIGN section 9), open to values added later. */
+/** Retrieval request stage (docs/spec-decisions.md, "Retrieval requests and action responses"), open to values added later. */
 export const RetrievalStage = openEnum([
   "intake",
   "request_sent",
@@ -30,7 +30,7 @@ export const RetrievalStage = openEnum([
 ]);
 export type RetrievalStage = z.infer<typeof RetrievalStage>;
 
-/** Why a retrieval request needs the firm (DESIGN section 9), open to values added later. */
+/** Why a retrieval request needs the firm (docs/spec-decisions.md, "Retrieval requests and action responses"), open to values added later. */
 export const ActionRequiredReason = openEnum([
   "missing_hipaa_authorization",
   "additional_information_needed",
@@ -91,7 +91,7 @@ export const WebhookTestData = z.object({
 });
 export type WebhookTestData = z.infer<typeof WebhookTestData>;
 
-/** `webhook.disabled` (DESIGN section 9): in the event log only, never delivered. */
+/** `webhook.disabled` (docs/spec-decisions.md, "Webhook delivery"): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
   /** The webhook the service disabled. */
   webhook_id: z.string(),

@@ -84,7 +84,7 @@ export const RetrievalDocument = z.strictObject({
 });
 export type RetrievalDocument = z.infer<typeof RetrievalDocument>;
 
-/** A request to obtain records from a provider (DESIGN section 9). */
+/** A request to obtain records from a provider (docs/spec-decisions.md, "Retrieval requests and action responses"). */
 export const RetrievalRequest = z.strictObject({
   /** Opaque identifier. */
   id: z.string(),

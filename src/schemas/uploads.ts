@@ -13,12 +13,17 @@ export const SignUploadRequest = z.strictObject({
 });
 export type SignUploadRequest = z.infer<typeof SignUploadRequest>;
 
+/** Longest `file_name` of a retrieval-level signing request. */
+export const RETRIEVAL_UPLOAD_FILE_NAME_MAX = 500;
+/** Longest `file_type` of a retrieval-level signing request. */
+export const RETRIEVAL_UPLOAD_FILE_TYPE_MAX = 200;
+
 /** Retrieval-level signing request: file_name 1 to 500, file_type 1 to 200. */
 export const RetrievalSignUploadRequest = z.strictObject({
   /** Name of the file, 1 to 500 characters. */
-  file_name: z.string().min(1).max(500),
+  file_name: z.string().min(1).max(RETRIEVAL_UPLOAD_FILE_NAME_MAX),
   /** MIME type, up to 200 characters: the PUT must send the same `Content-Type`. */
-  file_type: MimeType.min(1).max(200),
+  file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX),
 });
 export type RetrievalSignUploadRequest = z.infer<typeof RetrievalSignUploadRequest>;
 
@@ -33,8 +38,10 @@ export const SignUploadResponse = z.strictObject({
 });
 export type SignUploadResponse = z.infer<typeof SignUploadResponse>;
 
-/** How long the presigned PUT address accepts bytes: 15 minutes. */
-export const UPLOAD_URL_TTL_MS = 15 * 60 * 1000;
+/** How long the presigned PUT address accepts bytes, in minutes. */
+export const UPLOAD_URL_TTL_MINUTES = 15;
+/** {@link UPLOAD_URL_TTL_MINUTES} in ms. */
+export const UPLOAD_URL_TTL_MS = UPLOAD_URL_TTL_MINUTES * 60 * 1000;
 /** How long an upload_id may be consumed after signing: 1 hour. */
 export const UPLOAD_ID_TTL_MS = 60 * 60 * 1000;
 /** Validity of a presigned download address, in seconds. */

@@ -106,7 +106,7 @@ export const Webhook = z.strictObject({
 });
 export type Webhook = z.infer<typeof Webhook>;
 
-/** Response of GET /v2/webhooks: a bare array, at most 20 (DESIGN section 9). */
+/** Response of GET /v2/webhooks: a bare array, at most 20 (docs/spec-decisions.md, "Lists"). */
 export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
 export type WebhookList = z.infer<typeof WebhookList>;
 

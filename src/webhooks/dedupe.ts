@@ -49,6 +49,12 @@ export interface DedupeStore {
   release?(id: string): Promise<void>;
 }
 
+/**
+ * How long a processed id is remembered by default, in seconds: 7 days,
+ * well past the service's retries of an event (about 2.6 hours).
+ */
+export const DEFAULT_DEDUPE_TTL_SECONDS = 7 * 24 * 60 * 60;
+
 /** Options of `memoryDedupeStore(options)`. */
 export interface MemoryDedupeStoreOptions {
   /**
@@ -79,7 +85,7 @@ export interface MemoryDedupeStoreOptions {
  */
 export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
   const max = options.max ?? 10_000;
-  const maxTtlSeconds = options.ttlSeconds ?? 7 * 24 * 3600;
+  const maxTtlSeconds = options.ttlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
   const now = options.now ?? Date.now;
   if (!Number.isInteger(max) || max < 1) {
     throw new TypeError("memoryDedupeStore: `max` must be an integer >= 1");

@@ -1,26 +1,7 @@
 /**
- * Types of the delivery bodies. Only types come from the zod schemas, so
- * verifying a delivery loads and runs no zod; parse with the `WebhookEvent`
- * zod schema when a full check of `data` is wanted.
- *
- * A newer service may send a type this version does not list: verification
- * still returns it (it is signed), so end a `switch (event.type)` with a
- * default branch.
+ * Types derived from the delivery bodies' types (those come from the zod
+ * schemas, as types only: see index.ts).
  */
-export type {
-  RetrievalEventData,
-  RetrievalRequestActionRequiredData,
-  RetrievalRequestActionRequiredEvent,
-  RetrievalRequestDocumentsAvailableData,
-  RetrievalRequestDocumentsAvailableEvent,
-  RetrievalRequestStatusChangedData,
-  RetrievalRequestStatusChangedEvent,
-  WebhookEvent,
-  WebhookEventType,
-  WebhookTestData,
-  WebhookTestEvent,
-} from "../schemas/events.js";
-
 import type { WebhookEvent, WebhookEventType } from "../schemas/events.js";
 
 /** The event of one type, e.g. `EventOfType<"webhook.test">`. */

@@ -1,5 +1,6 @@
-import { type DedupeStore, memoryDedupeStore } from "./dedupe.js";
-import type { EventOfType, HandledEventType, WebhookEvent } from "./events.js";
+import type { WebhookEvent } from "../schemas/events.js";
+import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore, memoryDedupeStore } from "./dedupe.js";
+import type { EventOfType, HandledEventType } from "./events.js";
 import { verifyWebhook } from "./verify.js";
 
 /** What a handler gets beside the event. */
@@ -77,8 +78,6 @@ export interface WebhookHandlerOptions {
 }
 
 type AnyHandler = (event: WebhookEvent, context: WebhookHandlerContext) => unknown;
-
-const DEFAULT_DEDUPE_TTL_SECONDS = 7 * 24 * 3600;
 
 const BODY_USED_MESSAGE =
   "medrecords/webhooks: the request body was already read before the webhook handler; " +

@@ -8,6 +8,24 @@
  * @module medrecords/webhooks
  */
 
+// Types of the delivery bodies. Only types come from the zod schemas, so
+// verifying a delivery loads and runs no zod; parse with the `WebhookEvent`
+// zod schema when a full check of `data` is wanted. A newer service may send
+// a type this version does not list: verification still returns it (it is
+// signed), so end a `switch (event.type)` with a default branch.
+export type {
+  RetrievalEventData,
+  RetrievalRequestActionRequiredData,
+  RetrievalRequestActionRequiredEvent,
+  RetrievalRequestDocumentsAvailableData,
+  RetrievalRequestDocumentsAvailableEvent,
+  RetrievalRequestStatusChangedData,
+  RetrievalRequestStatusChangedEvent,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookTestData,
+  WebhookTestEvent,
+} from "../schemas/events.js";
 export type {
   PostgresPool,
   PostgresPoolClient,
@@ -31,21 +49,7 @@ export {
   type WebhookVerificationErrorDetails,
   type WebhookVerificationReason,
 } from "./errors.js";
-export type {
-  EventOfType,
-  HandledEventType,
-  RetrievalEventData,
-  RetrievalRequestActionRequiredData,
-  RetrievalRequestActionRequiredEvent,
-  RetrievalRequestDocumentsAvailableData,
-  RetrievalRequestDocumentsAvailableEvent,
-  RetrievalRequestStatusChangedData,
-  RetrievalRequestStatusChangedEvent,
-  WebhookEvent,
-  WebhookEventType,
-  WebhookTestData,
-  WebhookTestEvent,
-} from "./events.js";
+export type { EventOfType, HandledEventType } from "./events.js";
 export {
   createWebhookHandler,
   type WebhookErrorContext,

@@ -26,7 +26,7 @@ export interface SignWebhookOptions {
 /**
  * Signs a delivery as the service does and returns its headers: the V1
  * signature over `<timestamp>.<raw body>`, the legacy `v0=` signature over the
- * raw body alone (DESIGN section 9), and, when the body is an event, its id
+ * raw body alone (docs/spec-decisions.md, "Webhook delivery"), and, when the body is an event, its id
  * and type. For tests of a receiver and for the reference server.
  *
  * @example

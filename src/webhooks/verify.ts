@@ -1,7 +1,7 @@
 import { hmacSha256Matches } from "#hmac";
+import type { WebhookEvent } from "../schemas/events.js";
 import type { SignedData } from "./crypto.js";
 import { signatureMismatchHints, toleranceError, WebhookVerificationError } from "./errors.js";
-import type { WebhookEvent } from "./events.js";
 import { readHeaders, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
 import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./tolerance.js";

@@ -121,7 +121,7 @@ describe("the OpenAPI document", () => {
     expect(scopes("GET", "/v2/cases/{case_id}")).toEqual(["cases:read"]);
   });
 
-  it("answers with the success statuses of DESIGN section 9", () => {
+  it("answers with the success statuses of the spec decisions (§9)", () => {
     const success = (method: string, path: string) =>
       Object.keys(operation(method, path).responses).filter((status) => status.startsWith("2"));
     for (const path of ["/v2/cases", "/v2/webhooks", "/v2/retrieval-requests", "/v2/requestors"]) {

@@ -3,8 +3,7 @@ import * as z from "zod";
 import type { Operation } from "../../contract/operation.js";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
 import { MockApiError, validationError } from "../http-error.js";
-import type { ApiKeyRecord, Scope } from "../model/api-keys.js";
-import { type Page, toListEnvelope } from "../model/paginate.js";
+import type { ApiKeyRecord } from "../model/api-keys.js";
 import type { PathParams } from "../router.js";
 
 export interface ApiCall {
@@ -22,8 +21,6 @@ export interface ApiRoute {
   readonly method: string;
   /** The operation's path, e.g. `/v2/cases/{case_id}`. */
   readonly pattern: string;
-  /** The scope checked first (by `handle`, like every other rule of the operation). */
-  readonly scope: Scope;
   handle(call: ApiCall): Reply | Promise<Reply>;
 }
 
@@ -237,12 +234,4 @@ export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S>
 /** `limit` with its default, and `cursor`: the paging part of any list query. */
 export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }) {
   return { limit: query.limit ?? DEFAULT_PAGE_LIMIT, cursor: query.cursor };
-}
-
-/** A page as the list envelope, its links built from the request's own address. */
-export function listJson<T>(ctx: { baseUrl: string }, url: URL, page: Page<T>): JsonReply {
-  return json(
-    200,
-    toListEnvelope(page, (item) => item, { baseUrl: ctx.baseUrl, url }),
-  );
 }

@@ -3,7 +3,7 @@ import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../sch
 import { notFound } from "../http-error.js";
 import { newCaseId } from "./ids.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
-import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
 /** A case as the API returns it: every field present, unset ones null. */
 export interface CaseRecord {
@@ -67,34 +67,7 @@ export function getCase(ctx: ModelContext, caseId: string): CaseRecord {
 }
 
 export function updateCase(ctx: ModelContext, caseId: string, patch: CaseUpdate): CaseRecord {
-  const stored = findCase(ctx, caseId);
-  const next: CaseRecord = { ...stored.value };
-  let supplied = false;
-  if (patch.title !== undefined) {
-    next.title = patch.title;
-    supplied = true;
-  }
-  if (patch.description !== undefined) {
-    next.description = patch.description;
-    supplied = true;
-  }
-  if (patch.client_email !== undefined) {
-    next.client_email = patch.client_email;
-    supplied = true;
-  }
-  if (patch.status !== undefined) {
-    next.status = patch.status;
-    supplied = true;
-  }
-  if (patch.external_id !== undefined) {
-    next.external_id = patch.external_id;
-    supplied = true;
-  }
-  // An empty PATCH changes nothing, so it does not move updated_at either.
-  if (!supplied) return { ...stored.value };
-  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
-  stored.value = next;
-  return { ...next };
+  return applyPatch(ctx, findCase(ctx, caseId), patch);
 }
 
 export function listCases(ctx: ModelContext, page: PageRequest): Page<CaseRecord> {

@@ -1,5 +1,5 @@
 /**
- * The delivery engine (spec, Delivery; DESIGN section 8): signs each attempt
+ * The delivery engine (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
  * with the webhook secret and the mock clock's time, POSTs it with a 5 s
  * timeout and no redirects, records it, retries on the mock clock after 1 min,
  * 5 min, 30 min and 2 h, and keeps the failure accounting that disables a
@@ -10,6 +10,7 @@
  * before advancing the clock: a retry is scheduled only once its failed
  * attempt has finished.
  */
+import { causeCode } from "../../internal/cause-code.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,
   WEBHOOK_DELIVERY_TIMEOUT_MS,
@@ -239,15 +240,6 @@ async function post(
   }
 }
 
-function causeCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 /** A delivery record together with the body, so it can be redelivered byte for byte. */
 export interface StoredDelivery extends Stored<WebhookDelivery> {
   readonly event: OutgoingEvent;
@@ -332,7 +324,7 @@ function noteEventFailed(ctx: ModelContext, webhook: StoredWebhook, atMs: number
   value.is_enabled = false;
   value.auto_disabled_at = disabledAt;
   value.updated_at = new Date(Math.max(atMs, Date.parse(value.updated_at) + 1)).toISOString();
-  // In the log only: webhook.* types cannot be subscribed to (DESIGN section 9).
+  // In the log only: webhook.* types cannot be subscribed to (docs/spec-decisions.md, "Webhook delivery").
   appendEvent(
     ctx,
     "webhook.disabled",

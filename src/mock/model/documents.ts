@@ -5,7 +5,7 @@ import { assertCaseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { newDocumentId } from "./ids.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
-import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 import { consumeCaseUpload } from "./uploads.js";
 
 /** A document as the API returns it. */
@@ -66,22 +66,7 @@ export function updateDocument(
   documentId: string,
   patch: DocumentUpdate,
 ): DocumentRecord {
-  const stored = findDocument(ctx, documentId);
-  const next: DocumentRecord = { ...stored.value };
-  let supplied = false;
-  if (patch.path !== undefined) {
-    next.path = patch.path;
-    supplied = true;
-  }
-  if (patch.archived !== undefined) {
-    next.archived = patch.archived;
-    supplied = true;
-  }
-  // An empty PATCH changes nothing, so it does not move updated_at either.
-  if (!supplied) return { ...stored.value };
-  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
-  stored.value = next;
-  return { ...next };
+  return applyPatch(ctx, findDocument(ctx, documentId), patch);
 }
 
 export interface DocumentFilters {

@@ -8,7 +8,11 @@
  * names a position by both, never by sequence alone: a walk neither loses
  * nor repeats an event, even among events sharing one `created_at`.
  */
-import { EVENT_LOG_TYPES, EVENT_RETENTION_MS } from "../../schemas/event-list.js";
+import {
+  EVENT_LOG_TYPES,
+  EVENT_RETENTION_DAYS,
+  EVENT_RETENTION_MS,
+} from "../../schemas/event-list.js";
 import type { Scope } from "../../schemas/scopes.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
@@ -55,7 +59,9 @@ export function getEvent(ctx: ModelContext, key: ApiKeyRecord, id: string): Even
   pruneExpiredEvents(ctx);
   const stored = ctx.state.events.get(id);
   if (stored === undefined)
-    throw notFound("No event with this id (or it is past the 30-day retention).");
+    throw notFound(
+      `No event with this id (or it is past the ${EVENT_RETENTION_DAYS}-day retention).`,
+    );
   requireScope(key, eventReadScope(stored.value.type));
   return render(stored);
 }

@@ -3,7 +3,7 @@ import type { Requestor, RequestorCreate, RequestorUpdate } from "../../schemas/
 import { notFound } from "../http-error.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
 import { nextRetrievalId } from "./retrieval-state.js";
-import { type ModelContext, nextSequence, nextUpdatedAt, nowIso, type Stored } from "./state.js";
+import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
 export type StoredRequestor = Stored<Requestor>;
 
@@ -40,19 +40,7 @@ export function updateRequestor(
   requestorId: string,
   patch: RequestorUpdate,
 ): Requestor {
-  const stored = findRequestor(ctx, requestorId);
-  const next: Requestor = { ...stored.value };
-  let supplied = false;
-  for (const key of ["name", "email", "organization", "phone"] as const) {
-    if (patch[key] === undefined) continue;
-    (next as Record<typeof key, string | null>)[key] = patch[key];
-    supplied = true;
-  }
-  // An empty PATCH changes nothing, so it does not move updated_at either (as for cases).
-  if (!supplied) return { ...stored.value };
-  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
-  stored.value = next;
-  return { ...next };
+  return applyPatch(ctx, findRequestor(ctx, requestorId), patch);
 }
 
 export function listRequestors(ctx: ModelContext, page: PageRequest): Page<Requestor> {

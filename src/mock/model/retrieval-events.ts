@@ -1,7 +1,8 @@
 /**
  * The three retrieval events (spec, Events), with their deterministic ids:
  * `rr-` + hex SHA-256 of the type, the retrieval request id and the
- * occurrence, joined by newlines (DESIGN section 9). The occurrence is
+ * occurrence, joined by newlines (docs/spec-decisions.md, "Retrieval
+ * requests and action responses"). The occurrence is
  *
  * - status_changed: the new `public_updated_at`;
  * - action_required: the action request id and its opening (1, 2, ... on reopening);

@@ -96,3 +96,22 @@ export function nowIso(ctx: ModelContext): string {
 export function nextUpdatedAt(ctx: ModelContext, previous: string): string {
   return new Date(Math.max(nowMs(ctx), Date.parse(previous) + 1)).toISOString();
 }
+
+/**
+ * A partial update (PATCH) of a stored record: each field the validated
+ * `patch` supplies (not undefined; null clears) replaces the record's. An
+ * empty PATCH changes nothing, so it does not move updated_at either.
+ * Returns a copy of the record after the update.
+ */
+export function applyPatch<T extends { updated_at: string }>(
+  ctx: ModelContext,
+  stored: { value: T },
+  patch: { readonly [K in keyof T]?: T[K] | undefined },
+): T {
+  const supplied = Object.entries(patch).filter(([, value]) => value !== undefined);
+  if (supplied.length === 0) return { ...stored.value };
+  const next: T = { ...stored.value, ...Object.fromEntries(supplied) };
+  next.updated_at = nextUpdatedAt(ctx, stored.value.updated_at);
+  stored.value = next;
+  return { ...next };
+}

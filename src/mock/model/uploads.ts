@@ -6,6 +6,7 @@ import {
   type SignUploadRequest,
   type SignUploadResponse,
   UPLOAD_ID_TTL_MS,
+  UPLOAD_URL_TTL_MINUTES,
   UPLOAD_URL_TTL_MS,
 } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";
@@ -71,7 +72,7 @@ export async function putUpload(ctx: ModelContext, token: string, put: UploadPut
     throw new MockApiError(
       403,
       "upload_url_expired",
-      "The upload address has expired: it accepts bytes for 15 minutes after signing. Sign again.",
+      `The upload address has expired: it accepts bytes for ${UPLOAD_URL_TTL_MINUTES} minutes after signing. Sign again.`,
     );
   }
   if (!sameMimeType(put.contentType, upload.fileType)) {
