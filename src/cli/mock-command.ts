@@ -176,6 +176,11 @@ interface SeedResult {
 }
 
 const SEED_KEYS = ["now", "cases", "requestors", "webhooks"] as const;
+const READ_FAILURES: Record<string, string> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EISDIR: "it is a directory",
+};
 
 async function readSeed(path: string): Promise<Seed> {
   let text: string;
@@ -183,14 +188,7 @@ async function readSeed(path: string): Promise<Seed> {
     text = await readFile(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EACCES"
-          ? "permission denied"
-          : code === "EISDIR"
-            ? "it is a directory"
-            : (code ?? String(error));
+    const why = (code && READ_FAILURES[code]) ?? code ?? String(error);
     throw new CommandError(`cannot read seed file ${path}: ${why}`);
   }
   let seed: unknown;
@@ -239,11 +237,10 @@ async function applySeed(server: MockServer, path: string, seed: Seed): Promise<
     return answer;
   };
   const result: SeedResult = { cases: [], requestors: [], webhooks: [] };
-  for (const [index, body] of (seed.cases ?? []).entries()) {
-    result.cases.push(String((await create("cases", body, index)).id));
-  }
-  for (const [index, body] of (seed.requestors ?? []).entries()) {
-    result.requestors.push(String((await create("requestors", body, index)).id));
+  for (const collection of ["cases", "requestors"] as const) {
+    for (const [index, body] of (seed[collection] ?? []).entries()) {
+      result[collection].push(String((await create(collection, body, index)).id));
+    }
   }
   for (const [index, body] of (seed.webhooks ?? []).entries()) {
     const webhook = await create("webhooks", body, index);

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
-import { requestErrorCode } from "../schemas/common.js";
+import { type RequestErrorCode, requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
   ConnectionError,
@@ -62,19 +62,25 @@ export function validateInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = toIssues(result.error);
   // The same code the service answers with: some schemas refuse over-length values as invalid_request.
-  const code = requestErrorCode(schema, result.error.issues);
-  const init = {
-    status: 400,
-    code,
-    message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
-    issues,
-  };
+  throw notSent(where, requestErrorCode(schema, result.error.issues), toIssues(result.error));
+}
+
+/** The error of a request the SDK refused itself, as the service would have answered it. */
+function notSent(
+  where: string,
+  code: RequestErrorCode,
+  issues: ValidationIssue[],
+): ValidationError | InvalidRequestError {
+  const init = { status: 400, code, message: describeIssues(issues), issues };
   const error =
     code === "invalid_request" ? new InvalidRequestError(init) : new ValidationError(init);
   error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
-  throw error;
+  return error;
+}
+
+function describeIssues(issues: ValidationIssue[]): string {
+  return issues.map((i) => `${i.path}: ${i.message}`).join("; ");
 }
 
 /**
@@ -272,7 +278,7 @@ export class Core {
       if (!result.success) {
         const issues = toIssues(result.error);
         throw new ResponseValidationError(
-          `Response of ${where} does not match the spec: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          `Response of ${where} does not match the spec: ${describeIssues(issues)}`,
           issues,
         );
       }
@@ -360,15 +366,8 @@ export class Core {
   }
 }
 
-function validateError(where: string, path: string, message: string): ValidationError {
-  const error = new ValidationError({
-    status: 400,
-    code: "validation_error",
-    message: `${path}: ${message}`,
-    issues: [{ path, message }],
-  });
-  error.message = `Invalid request to ${where} (not sent): ${error.serviceMessage}`;
-  return error;
+function validateError(where: string, path: string, message: string) {
+  return notSent(where, "validation_error", [{ path, message }]);
 }
 
 /** Query values as the wire wants them: booleans as `true`/`false`, nullish left out. */

@@ -39,7 +39,7 @@ interface PreparedBody {
 }
 
 /** Resolves name, type and length of an upload, refusing what cannot be sent. */
-export function prepareUpload(params: UploadParams, where: string) {
+function prepareUpload(params: UploadParams, where: string) {
   const { file } = params;
   const file_name =
     params.file_name ??
@@ -107,20 +107,40 @@ function toReadableStream(file: unknown): ReadableStream<Uint8Array> | undefined
   return undefined;
 }
 
+async function errorCode(response: Response): Promise<string | undefined> {
+  try {
+    const data = (await response.json()) as { error?: { code?: unknown } };
+    return typeof data?.error?.code === "string" ? data.error.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The file name and type a signing endpoint takes. */
+export interface UploadNames {
+  file_name: string;
+  file_type: string;
+}
+
 /**
- * PUTs the bytes to a presigned address with `Content-Type` and
- * `Content-Length` and without `Authorization`, through the caller's `fetch`
- * when one was given, else (in Node) through node:http for bounded memory. A 403 means the address
- * expired (15 minutes); a replayable body is re-signed and sent once more.
+ * The whole upload flow over any signing endpoint: resolve name and type,
+ * sign, PUT the bytes, and return the `upload_id` to consume. The PUT carries
+ * `Content-Type` and `Content-Length` and no `Authorization`, through the
+ * caller's `fetch` when one was given, else (in Node) through node:http for
+ * bounded memory. A 403 means the address expired (15 minutes); a replayable
+ * body is re-signed and sent once more.
  */
-export async function putUpload(
-  fetchFn: typeof fetch | undefined,
-  sign: () => PromiseLike<SignUploadResponse>,
-  prepared: ReturnType<typeof prepareUpload>,
+export async function signAndPut(
+  core: Core,
+  sign: (names: UploadNames) => PromiseLike<SignUploadResponse>,
+  params: UploadParams,
   where: string,
   signal?: AbortSignal,
-): Promise<SignUploadResponse> {
-  let signed = await sign();
+): Promise<string> {
+  const prepared = prepareUpload(params, where);
+  const names = { file_name: prepared.file_name, file_type: prepared.file_type };
+  const fetchFn = core.customFetch;
+  let signed = await sign(names);
   let body = prepared.body.first;
   for (let attempt = 1; ; attempt++) {
     const headers = {
@@ -140,7 +160,7 @@ export async function putUpload(
           } as RequestInit);
     if (response.ok) {
       await response.body?.cancel();
-      return signed;
+      return signed.upload_id;
     }
     const code = await errorCode(response);
     if (response.status !== 403 || attempt > 1) {
@@ -157,46 +177,7 @@ export async function putUpload(
         code,
       );
     }
-    signed = await sign();
+    signed = await sign(names);
     body = prepared.body.replay();
   }
-}
-
-async function errorCode(response: Response): Promise<string | undefined> {
-  try {
-    const data = (await response.json()) as { error?: { code?: unknown } };
-    return typeof data?.error?.code === "string" ? data.error.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The file name and type a signing endpoint takes. */
-export interface UploadNames {
-  file_name: string;
-  file_type: string;
-}
-
-/**
- * The whole upload flow over any signing endpoint: resolve name and type,
- * sign, PUT the bytes (re-signing once on an expired address), and return the
- * `upload_id` to consume.
- */
-export async function signAndPut(
-  core: Core,
-  sign: (names: UploadNames) => PromiseLike<SignUploadResponse>,
-  params: UploadParams,
-  where: string,
-  signal?: AbortSignal,
-): Promise<string> {
-  const prepared = prepareUpload(params, where);
-  const names = { file_name: prepared.file_name, file_type: prepared.file_type };
-  const { upload_id } = await putUpload(
-    core.customFetch,
-    () => sign(names),
-    prepared,
-    where,
-    signal,
-  );
-  return upload_id;
 }

@@ -86,7 +86,7 @@ export function parseCheckpoint(value: unknown, where: string): Checkpoint {
  */
 export function parseLoadedCheckpoint(value: unknown, where: string, nowMs: number): Checkpoint {
   const checkpoint = parseCheckpoint(value, where);
-  const aheadMs = epochMsOf(checkpoint.created_at) - nowMs;
+  const aheadMs = instantOf(checkpoint.created_at).ms - nowMs;
   if (aheadMs > WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS * 1000) {
     throw new MedRecordsError(
       `${where} has created_at ${quote(checkpoint.created_at)}, more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s ahead of this machine's clock (${new Date(nowMs).toISOString()}): no event can be that new, and every event until then would be skipped. Check this machine's clock; if it is right, replace created_at with that of the last event you processed, or remove the checkpoint to start again from the oldest event the log holds.`,
@@ -110,11 +110,6 @@ function instantOf(iso: string): Instant {
   const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
   const text = fraction === "" ? iso : iso.replace(/\.\d+/, `.${fraction.slice(0, 3)}`);
   return { ms: Date.parse(text), sub: fraction.slice(3).replace(/0+$/, "") };
-}
-
-/** Epoch milliseconds of an ISO date-time, sub-millisecond digits dropped. */
-export function epochMsOf(iso: string): number {
-  return instantOf(iso).ms;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { concatBytes } from "./crypto.js";
 
 /** A request as Express hands it over: `body` is set by a body parser, if any ran. */
 type NodeRequest = IncomingMessage & {
@@ -120,13 +121,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> 
     if (length > max) throw new RequestBodyTooLarge();
     chunks.push(bytes);
   }
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return concatBytes(...chunks);
 }
 
 function toRequest(req: NodeRequest, method: string, body: Uint8Array | undefined): Request {

@@ -177,29 +177,23 @@ function parseSignatures(header: string): string[] {
   for (const [token] of header.matchAll(SIGNATURE_TOKENS)) {
     if (V1_TOKEN.test(token)) {
       if (signatures.length === MAX_SIGNATURE_CANDIDATES) {
-        throw new WebhookVerificationError(
-          "malformed_header",
-          `X-Service-Signature-V1 holds more than ${MAX_SIGNATURE_CANDIDATES} \`v1=\` signatures, the most accepted; the service sends one per delivery.`,
-          { header: WEBHOOK_HEADERS.signatureV1 },
+        throw malformedSignature(
+          `holds more than ${MAX_SIGNATURE_CANDIDATES} \`v1=\` signatures, the most accepted; the service sends one per delivery.`,
         );
       }
       signatures.push(token.slice(3));
     } else if (token.startsWith("v1=") || !/^v\d+=/.test(token)) {
-      throw new WebhookVerificationError(
-        "malformed_header",
-        "X-Service-Signature-V1 is not `v1=` followed by 64 lowercase hex characters.",
-        { header: WEBHOOK_HEADERS.signatureV1 },
-      );
+      throw malformedSignature("is not `v1=` followed by 64 lowercase hex characters.");
     }
   }
-  if (signatures.length === 0) {
-    throw new WebhookVerificationError(
-      "malformed_header",
-      "X-Service-Signature-V1 holds no `v1=` signature.",
-      { header: WEBHOOK_HEADERS.signatureV1 },
-    );
-  }
+  if (signatures.length === 0) throw malformedSignature("holds no `v1=` signature.");
   return signatures;
+}
+
+function malformedSignature(problem: string): WebhookVerificationError {
+  return new WebhookVerificationError("malformed_header", `X-Service-Signature-V1 ${problem}`, {
+    header: WEBHOOK_HEADERS.signatureV1,
+  });
 }
 
 /**
