@@ -410,10 +410,13 @@ function scopeSentence(op: Operation): string {
 
 function paths(): Record<string, PathItem> {
   const out: Record<string, PathItem> = {};
-  for (const op of OPERATIONS) {
-    out[op.path] = { ...out[op.path], [op.method.toLowerCase()]: operation(op) };
+  // Method by method, so that each path item lists its methods in METHOD_ORDER.
+  for (const method of METHOD_ORDER) {
+    for (const op of OPERATIONS.filter((candidate) => candidate.method.toLowerCase() === method)) {
+      out[op.path] = { ...out[op.path], [method]: operation(op) };
+    }
   }
-  return sortKeys(out, (item) => sortKeys(item, undefined, METHOD_ORDER));
+  return sortKeys(out);
 }
 
 // ------------------------------------------------------------------ webhooks
@@ -593,25 +596,9 @@ export function openApiDocument(): OpenApiDocument {
 
 // ------------------------------------------------------------------ helpers
 
-/** Keys sorted (or in `order`, then sorted), values mapped: a stable order for diffs. */
-function sortKeys<T, U = T>(
-  record: Record<string, T>,
-  map?: (value: T) => U,
-  order?: readonly string[],
-): Record<string, U> {
-  const rank = (key: string) => {
-    const index = order?.indexOf(key) ?? -1;
-    return index === -1 ? Number.MAX_SAFE_INTEGER : index;
-  };
-  const keys = Object.keys(record).sort(
-    (a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
-  );
-  const out: Record<string, U> = {};
-  for (const key of keys) {
-    const value = record[key] as T;
-    out[key] = map ? map(value) : (value as unknown as U);
-  }
-  return out;
+/** Keys sorted: a stable order for diffs. */
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 function deepFreeze<T>(value: T): T {
