@@ -38,6 +38,7 @@ import {
   RetrievalStatus,
   WebhookDisabledData,
   WebhookDisabledLogEntry,
+  type WebhookEventType,
   WebhookTestData,
   WebhookTestEvent,
   WebhookTestLogEntry,
@@ -160,23 +161,12 @@ export const TAGS = [
   },
 ] as const satisfies readonly { name: Tag | "Webhook events"; description: string }[];
 
-/** The bodies the service POSTs to a webhook URL, by event type. */
-export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: z.ZodType }> = {
-  "retrieval_request.status_changed": {
-    summary:
-      "The public status or timeline of a retrieval request changed (also a new visible update within a stage, a correction, or a return to an earlier stage).",
-    schema: RetrievalRequestStatusChangedEvent,
-  },
-  "retrieval_request.action_required": {
-    summary: "A client action request was opened or reopened.",
-    schema: RetrievalRequestActionRequiredEvent,
-  },
-  "retrieval_request.documents_available": {
-    summary: "Records were released, or a provider invoice became downloadable.",
-    schema: RetrievalRequestDocumentsAvailableEvent,
-  },
-  "webhook.test": {
-    summary: "Sent only by the test operation; answer 2xx and do nothing else.",
-    schema: WebhookTestEvent,
-  },
+/** A summary of each body the service POSTs to a webhook URL, by event type. */
+export const WEBHOOK_EVENTS: Record<WebhookEventType, string> = {
+  "retrieval_request.status_changed":
+    "The public status or timeline of a retrieval request changed (also a new visible update within a stage, a correction, or a return to an earlier stage).",
+  "retrieval_request.action_required": "A client action request was opened or reopened.",
+  "retrieval_request.documents_available":
+    "Records were released, or a provider invoice became downloadable.",
+  "webhook.test": "Sent only by the test operation; answer 2xx and do nothing else.",
 };
