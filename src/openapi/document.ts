@@ -103,11 +103,6 @@ const json = (schema: JsonSchema) => ({ "application/json": { schema } });
  */
 export const REQUEST_MEDIA_TYPES = ["application/json", "application/*+json"] as const;
 export type RequestMediaType = (typeof REQUEST_MEDIA_TYPES)[number];
-const jsonRequest = (schema: JsonSchema) =>
-  Object.fromEntries(REQUEST_MEDIA_TYPES.map((type) => [type, { schema }])) as Record<
-    RequestMediaType,
-    { schema: JsonSchema }
-  >;
 
 // ------------------------------------------------------------------ schemas
 
@@ -286,68 +281,81 @@ function queryParameters(
 
 // ------------------------------------------------------------------ operations
 
-const ERROR_RESPONSES = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  429: "RateLimited",
-} as const;
+/** The error responses operations share, as components: status and description. */
+const SHARED_RESPONSES: Record<string, [status: number, description: string]> = {
+  BadRequest: [
+    400,
+    "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
+  ],
+  Unauthorized: [401, "`invalid_api_key`: the key is missing, malformed or not recognized."],
+  Forbidden: [
+    403,
+    "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
+  ],
+  NotFound: [404, "`not_found`: the resource does not exist."],
+  RateLimited: [
+    429,
+    "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
+  ],
+  UnsupportedMediaType: [
+    415,
+    "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
+  ],
+  ServerError: [
+    500,
+    "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
+  ],
+};
+
+const sharedResponse = (status: number): Ref => {
+  const name = Object.keys(SHARED_RESPONSES).find((key) => SHARED_RESPONSES[key]?.[0] === status);
+  return { $ref: `#/components/responses/${name}` };
+};
+
+const REQUEST_ID = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
 
 function errorResponse(description: string, status: number): ResponseObject {
-  const headers: Record<string, Ref> = {
-    "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-  };
+  const headers: Record<string, Ref> = { ...REQUEST_ID };
   if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
   return { description, headers, content: json(schemaRef("Error")) };
 }
 
-function responses(spec: Operation, hasPathParams: boolean, key: string) {
-  const headers = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
-  const out: Record<string, ResponseObject | Ref> = {};
-  if (spec.status === 204) {
-    if (spec.response) throw new Error(`openapi: ${key} answers 204 with a body`);
-    out[204] = { description: "Done; no body.", headers };
-  } else {
-    if (!spec.response) throw new Error(`openapi: ${key} has no response schema`);
-    out[spec.status] = {
-      description: spec.status === 201 ? "Created." : "OK.",
-      headers,
-      content: json(refTo(spec.response, key)),
-    };
-  }
+function responses(op: Operation) {
+  const out: Record<string, ResponseObject | Ref> = {
+    [op.status]: op.response
+      ? {
+          description: op.status === 201 ? "Created." : "OK.",
+          headers: REQUEST_ID,
+          content: json(refTo(op.response, op.operationId)),
+        }
+      : { description: "Done; no body.", headers: REQUEST_ID },
+  };
   const statuses: number[] = [400, 401, 403];
-  if (hasPathParams || spec.errors?.[404]) statuses.push(404);
-  if (spec.errors?.[409]) statuses.push(409);
+  if (pathParamNames(op.path).length > 0 || op.errors?.[404]) statuses.push(404);
+  if (op.errors?.[409]) statuses.push(409);
   // The spec shows no general rate limit, so a client must expect one on every operation.
   statuses.push(429);
   for (const status of statuses) {
-    const own = spec.errors?.[status as ErrorStatus];
-    const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
-    out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
+    const own = op.errors?.[status as ErrorStatus];
+    out[status] = own ? errorResponse(own, status) : sharedResponse(status);
   }
   // An operation that refuses every body still reads it (to refuse it): a large or non-JSON one
   // gets 413 or 415 there too.
-  if (spec.body !== undefined) {
+  if (op.body !== undefined) {
     out[413] = errorResponse(
       `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
       413,
     );
-    out[415] = { $ref: "#/components/responses/UnsupportedMediaType" };
+    out[415] = sharedResponse(415);
   }
   // Any operation can meet a failing or overloaded service; the client retries these where safe.
-  out["5XX"] = { $ref: "#/components/responses/ServerError" };
+  out["5XX"] = sharedResponse(500);
   return out;
 }
 
-/** The body schema of an operation that reads one; none for one that refuses every body. */
-const requestBody = (op: Operation) => (op.body === EMPTY_BODY ? undefined : op.body);
-
 function operation(op: Operation): OperationObject {
-  const key = `${op.method} ${op.path}`;
-  const pathParams = pathParamNames(op.path);
   const parameters: ParameterObject[] = [
-    ...pathParams.map((name) => ({
+    ...pathParamNames(op.path).map((name) => ({
       name,
       in: "path" as const,
       required: true,
@@ -355,12 +363,13 @@ function operation(op: Operation): OperationObject {
     })),
     ...(op.query ? queryParameters(op.query, op.parameters) : []),
   ];
-  const body = requestBody(op);
-  const scopeLine = scopeSentence(op);
+  // An operation that refuses every body (EMPTY_BODY) documents none.
+  const body = op.body === EMPTY_BODY ? undefined : op.body;
+  const { always, sentence } = scopeRequirements(op);
   return {
     operationId: op.operationId,
     summary: op.summary,
-    description: op.description ? `${op.description}\n\n${scopeLine}` : scopeLine,
+    description: op.description ? `${op.description}\n\n${sentence}` : sentence,
     tags: [op.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body
@@ -368,14 +377,16 @@ function operation(op: Operation): OperationObject {
           requestBody: {
             required: true as const,
             description: REQUEST_BODY_DESCRIPTION,
-            content: jsonRequest(refTo(body, key)),
+            content: Object.fromEntries(
+              REQUEST_MEDIA_TYPES.map((type) => [type, { schema: refTo(body, op.operationId) }]),
+            ),
           },
         }
       : {}),
-    responses: responses(op, pathParams.length > 0, key),
+    responses: responses(op),
     // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs:
     // those every call needs; the conditional ones are in `x-required-scopes` and the description.
-    security: [{ bearerAuth: [op.scope, ...alwaysNeeded(op)] }],
+    security: [{ bearerAuth: always }],
     "x-required-scope": op.scope,
     "x-required-scopes": [...new Set([op.scope, ...op.scopes])],
   };
@@ -384,28 +395,24 @@ function operation(op: Operation): OperationObject {
 const REQUEST_BODY_DESCRIPTION =
   "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).";
 
-const code = (scope: string) => `\`${scope}\``;
-/** The scopes beyond the operation's own: each with the case it is needed in, if not always. */
-const extraScopes = (op: Operation) =>
-  op.scopes
-    .filter((scope) => scope !== op.scope)
-    .map((scope) => ({ scope, when: op.scopeWhen?.[scope] }));
-const alwaysNeeded = (op: Operation) =>
-  extraScopes(op)
-    .filter(({ when }) => when === undefined)
-    .map(({ scope }) => scope);
-
-/** "Requires the `a` and `b` scopes; also `c` with an inline `case`." */
-function scopeSentence(op: Operation): string {
-  const always = [op.scope, ...alwaysNeeded(op)].map(code);
-  const sometimes = extraScopes(op)
-    .filter(({ when }) => when !== undefined)
-    .map(({ scope, when }) => `${code(scope)} ${when}`);
+/**
+ * The scopes every call needs, and the sentence stating them with those needed
+ * only sometimes: "Requires the `a` and `b` scopes; also `c` with an inline `case`."
+ */
+function scopeRequirements(op: Operation) {
+  const when = op.scopeWhen ?? {};
+  const extra = op.scopes.filter((scope) => scope !== op.scope);
+  const always = [op.scope, ...extra.filter((scope) => when[scope] === undefined)];
+  const sometimes = extra
+    .filter((scope) => when[scope] !== undefined)
+    .map((scope) => `\`${scope}\` ${when[scope]}`);
+  const named = always.map((scope) => `\`${scope}\``);
   const head =
-    always.length === 1
-      ? `Requires the ${always[0]} scope`
-      : `Requires the ${always.slice(0, -1).join(", ")} and ${always.at(-1)} scopes`;
-  return sometimes.length === 0 ? `${head}.` : `${head}; also ${sometimes.join("; ")}.`;
+    named.length === 1
+      ? `Requires the ${named[0]} scope`
+      : `Requires the ${named.slice(0, -1).join(", ")} and ${named.at(-1)} scopes`;
+  const sentence = sometimes.length === 0 ? `${head}.` : `${head}; also ${sometimes.join("; ")}.`;
+  return { always, sentence };
 }
 
 function paths(): Record<string, PathItem> {
@@ -528,33 +535,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
     webhooks: webhooks(),
     components: {
       schemas: allComponentSchemas(),
-      responses: {
-        BadRequest: errorResponse(
-          "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
-          400,
-        ),
-        Unauthorized: errorResponse(
-          "`invalid_api_key`: the key is missing, malformed or not recognized.",
-          401,
-        ),
-        Forbidden: errorResponse(
-          "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
-          403,
-        ),
-        NotFound: errorResponse("`not_found`: the resource does not exist.", 404),
-        RateLimited: errorResponse(
-          "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
-          429,
-        ),
-        UnsupportedMediaType: errorResponse(
-          "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
-          415,
-        ),
-        ServerError: errorResponse(
-          "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
-          500,
-        ),
-      },
+      responses: Object.fromEntries(
+        Object.entries(SHARED_RESPONSES).map(([name, [status, description]]) => [
+          name,
+          errorResponse(description, status),
+        ]),
+      ),
       parameters: deliveryHeaders(),
       headers: {
         "Retry-After": {
