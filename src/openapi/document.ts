@@ -207,12 +207,9 @@ function components(named: Record<string, z.ZodType>, io: "input" | "output") {
     unrepresentable: unrepresentable(false),
     override,
   });
-  const out: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(schemas)) {
-    const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
-    out[id] = rest;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, rest]),
+  ) as Record<string, JsonSchema>;
 }
 
 function allComponentSchemas(): Record<string, JsonSchema> {
