@@ -29,7 +29,6 @@ export const create = defineOperation({
   status: 201,
   response: WebhookCreateResponse,
   scope: "webhooks:write",
-  scopes: ["webhooks:write", "retrievals:read"],
   // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
   scopeRules: [{ scope: "retrievals:read", when: "always" }],
   errors: {
@@ -72,7 +71,6 @@ export const update = defineOperation({
   status: 200,
   response: Webhook,
   scope: "webhooks:write",
-  scopes: ["webhooks:write", "retrievals:read"],
   scopeWhen: { "retrievals:read": "when `events` is set" },
   // Changing the subscription subscribes to retrieval events.
   scopeRules: [
