@@ -431,34 +431,22 @@ const headerName = (lower: string) =>
 
 const DELIVERY_HEADERS: Record<
   keyof typeof WEBHOOK_HEADERS,
-  Omit<ParameterObject, "name" | "in">
+  { description: string; pattern?: string }
 > = {
-  eventId: {
-    required: true,
-    description: "Equals the body's `id`: the key to deduplicate on.",
-    schema: { type: "string" },
-  },
-  eventType: {
-    required: true,
-    description: "Equals the body's `type`.",
-    schema: { type: "string" },
-  },
+  eventId: { description: "Equals the body's `id`: the key to deduplicate on." },
+  eventType: { description: "Equals the body's `type`." },
   timestamp: {
-    required: true,
     description: `Unix seconds when this attempt was signed; reject values more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from your clock.`,
-    schema: { type: "string", pattern: "^[0-9]+$" },
+    pattern: "^[0-9]+$",
   },
   signatureV1: {
-    required: true,
     description:
       "`v1=` followed by the hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the webhook secret (the whole `whsec_...` string). The one to verify, in constant time, against the raw bytes.",
-    schema: { type: "string", pattern: "^v1=[0-9a-f]{64}$" },
+    pattern: "^v1=[0-9a-f]{64}$",
   },
   signatureLegacy: {
-    required: false,
     description:
       "Legacy: `v0=` followed by the hex HMAC-SHA256 of the raw body alone, without a timestamp. Sent, never needed.",
-    schema: { type: "string" },
   },
 };
 
@@ -466,7 +454,15 @@ function deliveryHeaders(): Record<string, ParameterObject> {
   const out: Record<string, ParameterObject> = {};
   for (const [key, lower] of Object.entries(WEBHOOK_HEADERS)) {
     const name = headerName(lower);
-    out[name] = { name, in: "header", ...DELIVERY_HEADERS[key as keyof typeof WEBHOOK_HEADERS] };
+    const { description, pattern } = DELIVERY_HEADERS[key as keyof typeof WEBHOOK_HEADERS];
+    out[name] = {
+      name,
+      in: "header",
+      // Every delivery carries them all; only the legacy signature is of no use to a receiver.
+      required: key !== "signatureLegacy",
+      description,
+      schema: pattern ? { type: "string", pattern } : { type: "string" },
+    };
   }
   return out;
 }
