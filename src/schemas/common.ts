@@ -57,7 +57,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const PAGE_LIMIT_MAX = 100;
 /** Page size of list endpoints when `limit` is omitted. */
 export const DEFAULT_PAGE_LIMIT = 25;
-/** Page size of list endpoints, 1 to {@link PAGE_LIMIT_MAX}. */
+/** Page size of list endpoints: 1 to 100, as {@link ListParams} takes it. */
 export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
 
 /** Query parameters shared by every list endpoint. */
