@@ -12,8 +12,10 @@ import {
   WebhookTestResult,
   WebhookUpdate,
 } from "../schemas/webhooks.js";
-import { webhookBodyErrors } from "./errors.js";
 import { defineOperation, EMPTY_BODY } from "./operation.js";
+
+const webhookBodyErrors =
+  "`invalid_request` when a value is over its length limit or the URL is not publicly reachable; `validation_error` for any other problem.";
 
 export const WebhookDeliveryList = ListEnvelope(WebhookDelivery);
 

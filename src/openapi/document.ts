@@ -373,7 +373,8 @@ function operation(op: Operation): OperationObject {
       ? {
           requestBody: {
             required: true as const,
-            description: REQUEST_BODY_DESCRIPTION,
+            description:
+              "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).",
             content: Object.fromEntries(
               REQUEST_MEDIA_TYPES.map((type) => [type, { schema: refTo(body, op.operationId) }]),
             ),
@@ -388,9 +389,6 @@ function operation(op: Operation): OperationObject {
     "x-required-scopes": [...new Set([op.scope, ...op.scopes])],
   };
 }
-
-const REQUEST_BODY_DESCRIPTION =
-  "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).";
 
 /**
  * The scopes every call needs, and the sentence stating them with those needed
