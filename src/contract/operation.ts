@@ -87,7 +87,7 @@ export interface Operation<P extends string = string> {
    * Every scope the operation can need: {@link scope}, the combination
    * rules of {@link scopeRules}, and the read scope of the event families
    * the event log filters on.
-   * @default [scope]
+   * @default [scope, ...the scopes of scopeRules]
    */
   readonly scopes: readonly Scope[];
   /** Scopes the server checks on top of {@link scope}, and when. */
@@ -128,7 +128,10 @@ export function defineOperation<const P extends string, const O extends Operatio
 ): O & Operation<P> {
   return {
     ...operation,
-    scopes: operation.scopes ?? [operation.scope],
+    scopes: operation.scopes ?? [
+      operation.scope,
+      ...(operation.scopeRules ?? []).map((rule) => rule.scope),
+    ],
     idempotent: operation.idempotent ?? operation.method !== "POST",
   };
 }

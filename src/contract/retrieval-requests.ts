@@ -27,7 +27,6 @@ export const create = defineOperation({
   status: 201,
   response: RetrievalRequest,
   scope: "retrievals:write",
-  scopes: ["retrievals:write", "cases:write", "requestors:write"],
   scopeWhen: {
     "cases:write": "with an inline `case`",
     "requestors:write": "with an inline `requestor`",

@@ -12,8 +12,10 @@ import {
   WebhookTestResult,
   WebhookUpdate,
 } from "../schemas/webhooks.js";
-import { webhookBodyErrors } from "./errors.js";
 import { defineOperation, EMPTY_BODY } from "./operation.js";
+
+const webhookBodyErrors =
+  "`invalid_request` when a value is over its length limit or the URL is not publicly reachable; `validation_error` for any other problem.";
 
 export const WebhookDeliveryList = ListEnvelope(WebhookDelivery);
 
@@ -29,7 +31,6 @@ export const create = defineOperation({
   status: 201,
   response: WebhookCreateResponse,
   scope: "webhooks:write",
-  scopes: ["webhooks:write", "retrievals:read"],
   // Every subscribable type is a retrieval event, so every webhook needs retrievals:read too.
   scopeRules: [{ scope: "retrievals:read", when: "always" }],
   errors: {
@@ -72,7 +73,6 @@ export const update = defineOperation({
   status: 200,
   response: Webhook,
   scope: "webhooks:write",
-  scopes: ["webhooks:write", "retrievals:read"],
   scopeWhen: { "retrievals:read": "when `events` is set" },
   // Changing the subscription subscribes to retrieval events.
   scopeRules: [

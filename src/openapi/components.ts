@@ -4,140 +4,108 @@
  * webhook deliveries.
  */
 import type { z } from "zod";
-import { CaseList } from "../contract/cases.js";
-import { DocumentList } from "../contract/documents.js";
-import { EventList } from "../contract/events.js";
-import { FacilityList } from "../contract/facilities.js";
-import type { Tag } from "../contract/operation.js";
-import { RequestorList } from "../contract/requestors.js";
-import { RetrievalDocumentList } from "../contract/retrieval-requests.js";
-import { WebhookDeliveryList } from "../contract/webhooks.js";
-import { Case, CaseCreate, CaseUpdate } from "../schemas/cases.js";
+import * as contract from "../contract/index.js";
+import * as caseSchemas from "../schemas/cases.js";
 import { ErrorBody } from "../schemas/common.js";
-import {
-  Document,
-  DocumentCreate,
-  DocumentUpdate,
-  DownloadResponse,
-} from "../schemas/documents.js";
-import { AnyEvent, EVENT_RETENTION_DAYS, UnknownEvent } from "../schemas/event-list.js";
+import * as documentSchemas from "../schemas/documents.js";
+import * as eventListSchemas from "../schemas/event-list.js";
+import { EVENT_RETENTION_DAYS, UnknownEvent } from "../schemas/event-list.js";
+import * as eventSchemas from "../schemas/events.js";
 import {
   ActionRequiredReason,
   Event,
   RetrievalRequestActionRequiredData,
-  RetrievalRequestActionRequiredEvent,
-  RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableData,
-  RetrievalRequestDocumentsAvailableEvent,
-  RetrievalRequestDocumentsAvailableLogEntry,
   RetrievalRequestStatusChangedData,
-  RetrievalRequestStatusChangedEvent,
   RetrievalRequestStatusChangedLogData,
-  RetrievalRequestStatusChangedLogEntry,
   RetrievalStage,
   RetrievalStatus,
   WebhookDisabledData,
-  WebhookDisabledLogEntry,
+  WebhookEvent,
+  type WebhookEventType,
   WebhookTestData,
-  WebhookTestEvent,
-  WebhookTestLogEntry,
 } from "../schemas/events.js";
 import { Facility, FacilityCreate } from "../schemas/facilities.js";
-import { Requestor, RequestorCreate, RequestorUpdate } from "../schemas/requestors.js";
+import * as requestorSchemas from "../schemas/requestors.js";
+import * as retrievalSchemas from "../schemas/retrieval-requests.js";
 import {
-  ActionRequestAnswer,
-  ActionResponse,
   ActionResponseAttachment,
   PendingActionRequest,
   RetrievalCosts,
   RetrievalDocument,
-  RetrievalRequest,
-  RetrievalRequestCreate,
-  RetrievalRequestList,
 } from "../schemas/retrieval-requests.js";
-import {
-  RetrievalSignUploadRequest,
-  SignUploadRequest,
-  SignUploadResponse,
-} from "../schemas/uploads.js";
-import {
-  Webhook,
-  WebhookCreate,
-  WebhookCreateResponse,
-  WebhookDelivery,
-  WebhookLastFailure,
-  WebhookList,
-  WebhookTestResult,
-  WebhookUpdate,
-} from "../schemas/webhooks.js";
+import * as uploadSchemas from "../schemas/uploads.js";
+import * as webhookSchemas from "../schemas/webhooks.js";
+import { WebhookLastFailure } from "../schemas/webhooks.js";
 
-/** Schemas of request bodies: converted as zod input (what a caller may send). */
-export const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
-  ActionResponse,
-  ActionResponseAttachment,
-  CaseCreate,
-  CaseUpdate,
-  DocumentCreate,
-  DocumentUpdate,
-  FacilityCreate,
-  RequestorCreate,
-  RequestorUpdate,
-  RetrievalRequestCreate,
-  RetrievalSignUploadRequest,
-  SignUploadRequest,
-  WebhookCreate,
-  WebhookUpdate,
+// Every exported schema by name: a body of the contract becomes the component of that name.
+const EXPORTED: Record<string, unknown> = {
+  ...caseSchemas,
+  ...documentSchemas,
+  ...eventSchemas,
+  ...eventListSchemas,
+  ...requestorSchemas,
+  ...retrievalSchemas,
+  ...uploadSchemas,
+  ...webhookSchemas,
+  ...contract.cases,
+  ...contract.documents,
+  ...contract.events,
+  ...contract.facilities,
+  ...contract.requestors,
+  ...contract.retrievalRequests,
+  ...contract.webhooks,
 };
 
-/** Schemas of response and delivery bodies: converted as zod output (what the service sends). */
+/** Schemas by their exported names; absent bodies and {@link contract.EMPTY_BODY} are skipped. */
+function named(schemas: readonly (z.ZodType | string | undefined)[]): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  for (const schema of schemas) {
+    if (typeof schema !== "object") continue;
+    const name = Object.keys(EXPORTED).find((key) => EXPORTED[key] === schema);
+    if (name === undefined)
+      throw new Error("openapi: a body schema of the contract is not exported");
+    out[name] = schema;
+  }
+  return out;
+}
+
+/**
+ * Schemas of request bodies: converted as zod input (what a caller may send).
+ * Every body of the contract, and parts of them worth a name of their own.
+ */
+export const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
+  ...named(contract.OPERATIONS.map((op) => op.body)),
+  ActionResponseAttachment,
+  FacilityCreate,
+};
+
+/**
+ * Schemas of response and delivery bodies: converted as zod output (what the
+ * service sends). Every response of the contract, every delivery and log
+ * entry, and the parts worth a name of their own.
+ */
 export const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
-  ActionRequestAnswer,
+  ...named(contract.OPERATIONS.map((op) => op.response)),
+  ...named(WebhookEvent.options),
+  ...named(Event.options),
   ActionRequiredReason,
-  AnyEvent,
-  Case,
-  CaseList,
-  Document,
-  DocumentList,
-  DownloadResponse,
   Error: ErrorBody,
   Event,
-  EventList,
   Facility,
-  FacilityList,
   PendingActionRequest,
-  Requestor,
-  RequestorList,
   RetrievalCosts,
   RetrievalDocument,
-  RetrievalDocumentList,
-  RetrievalRequest,
   RetrievalRequestActionRequiredData,
-  RetrievalRequestActionRequiredEvent,
-  RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableData,
-  RetrievalRequestDocumentsAvailableEvent,
-  RetrievalRequestDocumentsAvailableLogEntry,
-  RetrievalRequestList,
   RetrievalRequestStatusChangedData,
-  RetrievalRequestStatusChangedEvent,
   RetrievalRequestStatusChangedLogData,
-  RetrievalRequestStatusChangedLogEntry,
   RetrievalStage,
   RetrievalStatus,
-  SignUploadResponse,
   UnknownEvent,
-  Webhook,
-  WebhookCreateResponse,
-  WebhookDelivery,
-  WebhookDeliveryList,
   WebhookDisabledData,
-  WebhookDisabledLogEntry,
   WebhookLastFailure,
-  WebhookList,
   WebhookTestData,
-  WebhookTestEvent,
-  WebhookTestLogEntry,
-  WebhookTestResult,
 };
 
 export const TAGS = [
@@ -158,25 +126,14 @@ export const TAGS = [
     name: "Webhook events",
     description: "Deliveries the service POSTs to a webhook's URL, signed with its secret.",
   },
-] as const satisfies readonly { name: Tag | "Webhook events"; description: string }[];
+] as const satisfies readonly { name: contract.Tag | "Webhook events"; description: string }[];
 
-/** The bodies the service POSTs to a webhook URL, by event type. */
-export const WEBHOOK_EVENTS: Record<string, { summary: string; schema: z.ZodType }> = {
-  "retrieval_request.status_changed": {
-    summary:
-      "The public status or timeline of a retrieval request changed (also a new visible update within a stage, a correction, or a return to an earlier stage).",
-    schema: RetrievalRequestStatusChangedEvent,
-  },
-  "retrieval_request.action_required": {
-    summary: "A client action request was opened or reopened.",
-    schema: RetrievalRequestActionRequiredEvent,
-  },
-  "retrieval_request.documents_available": {
-    summary: "Records were released, or a provider invoice became downloadable.",
-    schema: RetrievalRequestDocumentsAvailableEvent,
-  },
-  "webhook.test": {
-    summary: "Sent only by the test operation; answer 2xx and do nothing else.",
-    schema: WebhookTestEvent,
-  },
+/** A summary of each body the service POSTs to a webhook URL, by event type. */
+export const WEBHOOK_EVENTS: Record<WebhookEventType, string> = {
+  "retrieval_request.status_changed":
+    "The public status or timeline of a retrieval request changed (also a new visible update within a stage, a correction, or a return to an earlier stage).",
+  "retrieval_request.action_required": "A client action request was opened or reopened.",
+  "retrieval_request.documents_available":
+    "Records were released, or a provider invoice became downloadable.",
+  "webhook.test": "Sent only by the test operation; answer 2xx and do nothing else.",
 };

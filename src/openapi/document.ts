@@ -103,11 +103,6 @@ const json = (schema: JsonSchema) => ({ "application/json": { schema } });
  */
 export const REQUEST_MEDIA_TYPES = ["application/json", "application/*+json"] as const;
 export type RequestMediaType = (typeof REQUEST_MEDIA_TYPES)[number];
-const jsonRequest = (schema: JsonSchema) =>
-  Object.fromEntries(REQUEST_MEDIA_TYPES.map((type) => [type, { schema }])) as Record<
-    RequestMediaType,
-    { schema: JsonSchema }
-  >;
 
 // ------------------------------------------------------------------ schemas
 
@@ -212,12 +207,9 @@ function components(named: Record<string, z.ZodType>, io: "input" | "output") {
     unrepresentable: unrepresentable(false),
     override,
   });
-  const out: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(schemas)) {
-    const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
-    out[id] = rest;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, rest]),
+  ) as Record<string, JsonSchema>;
 }
 
 function allComponentSchemas(): Record<string, JsonSchema> {
@@ -286,68 +278,81 @@ function queryParameters(
 
 // ------------------------------------------------------------------ operations
 
-const ERROR_RESPONSES = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  429: "RateLimited",
-} as const;
+/** The error responses operations share, as components: status and description. */
+const SHARED_RESPONSES: Record<string, [status: number, description: string]> = {
+  BadRequest: [
+    400,
+    "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
+  ],
+  Unauthorized: [401, "`invalid_api_key`: the key is missing, malformed or not recognized."],
+  Forbidden: [
+    403,
+    "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
+  ],
+  NotFound: [404, "`not_found`: the resource does not exist."],
+  RateLimited: [
+    429,
+    "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
+  ],
+  UnsupportedMediaType: [
+    415,
+    "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
+  ],
+  ServerError: [
+    500,
+    "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
+  ],
+};
+
+const sharedResponse = (status: number): Ref => {
+  const name = Object.keys(SHARED_RESPONSES).find((key) => SHARED_RESPONSES[key]?.[0] === status);
+  return { $ref: `#/components/responses/${name}` };
+};
+
+const REQUEST_ID = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
 
 function errorResponse(description: string, status: number): ResponseObject {
-  const headers: Record<string, Ref> = {
-    "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-  };
+  const headers: Record<string, Ref> = { ...REQUEST_ID };
   if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
   return { description, headers, content: json(schemaRef("Error")) };
 }
 
-function responses(spec: Operation, hasPathParams: boolean, key: string) {
-  const headers = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
-  const out: Record<string, ResponseObject | Ref> = {};
-  if (spec.status === 204) {
-    if (spec.response) throw new Error(`openapi: ${key} answers 204 with a body`);
-    out[204] = { description: "Done; no body.", headers };
-  } else {
-    if (!spec.response) throw new Error(`openapi: ${key} has no response schema`);
-    out[spec.status] = {
-      description: spec.status === 201 ? "Created." : "OK.",
-      headers,
-      content: json(refTo(spec.response, key)),
-    };
-  }
+function responses(op: Operation) {
+  const out: Record<string, ResponseObject | Ref> = {
+    [op.status]: op.response
+      ? {
+          description: op.status === 201 ? "Created." : "OK.",
+          headers: REQUEST_ID,
+          content: json(refTo(op.response, op.operationId)),
+        }
+      : { description: "Done; no body.", headers: REQUEST_ID },
+  };
   const statuses: number[] = [400, 401, 403];
-  if (hasPathParams || spec.errors?.[404]) statuses.push(404);
-  if (spec.errors?.[409]) statuses.push(409);
+  if (pathParamNames(op.path).length > 0 || op.errors?.[404]) statuses.push(404);
+  if (op.errors?.[409]) statuses.push(409);
   // The spec shows no general rate limit, so a client must expect one on every operation.
   statuses.push(429);
   for (const status of statuses) {
-    const own = spec.errors?.[status as ErrorStatus];
-    const shared = ERROR_RESPONSES[status as keyof typeof ERROR_RESPONSES];
-    out[status] = own ? errorResponse(own, status) : { $ref: `#/components/responses/${shared}` };
+    const own = op.errors?.[status as ErrorStatus];
+    out[status] = own ? errorResponse(own, status) : sharedResponse(status);
   }
   // An operation that refuses every body still reads it (to refuse it): a large or non-JSON one
   // gets 413 or 415 there too.
-  if (spec.body !== undefined) {
+  if (op.body !== undefined) {
     out[413] = errorResponse(
       `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
       413,
     );
-    out[415] = { $ref: "#/components/responses/UnsupportedMediaType" };
+    out[415] = sharedResponse(415);
   }
   // Any operation can meet a failing or overloaded service; the client retries these where safe.
-  out["5XX"] = { $ref: "#/components/responses/ServerError" };
+  out["5XX"] = sharedResponse(500);
   return out;
 }
 
-/** The body schema of an operation that reads one; none for one that refuses every body. */
-const requestBody = (op: Operation) => (op.body === EMPTY_BODY ? undefined : op.body);
-
 function operation(op: Operation): OperationObject {
-  const key = `${op.method} ${op.path}`;
-  const pathParams = pathParamNames(op.path);
   const parameters: ParameterObject[] = [
-    ...pathParams.map((name) => ({
+    ...pathParamNames(op.path).map((name) => ({
       name,
       in: "path" as const,
       required: true,
@@ -355,65 +360,65 @@ function operation(op: Operation): OperationObject {
     })),
     ...(op.query ? queryParameters(op.query, op.parameters) : []),
   ];
-  const body = requestBody(op);
-  const scopeLine = scopeSentence(op);
+  // An operation that refuses every body (EMPTY_BODY) documents none.
+  const body = op.body === EMPTY_BODY ? undefined : op.body;
+  const { always, sentence } = scopeRequirements(op);
   return {
     operationId: op.operationId,
     summary: op.summary,
-    description: op.description ? `${op.description}\n\n${scopeLine}` : scopeLine,
+    description: op.description ? `${op.description}\n\n${sentence}` : sentence,
     tags: [op.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body
       ? {
           requestBody: {
             required: true as const,
-            description: REQUEST_BODY_DESCRIPTION,
-            content: jsonRequest(refTo(body, key)),
+            description:
+              "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).",
+            content: Object.fromEntries(
+              REQUEST_MEDIA_TYPES.map((type) => [type, { schema: refTo(body, op.operationId) }]),
+            ),
           },
         }
       : {}),
-    responses: responses(op, pathParams.length > 0, key),
+    responses: responses(op),
     // An API key is not OAuth, but OpenAPI 3.1 lets any scheme list the roles it needs:
     // those every call needs; the conditional ones are in `x-required-scopes` and the description.
-    security: [{ bearerAuth: [op.scope, ...alwaysNeeded(op)] }],
+    security: [{ bearerAuth: always }],
     "x-required-scope": op.scope,
     "x-required-scopes": [...new Set([op.scope, ...op.scopes])],
   };
 }
 
-const REQUEST_BODY_DESCRIPTION =
-  "JSON: `Content-Type: application/json` or another `+json` type, any charset (415 otherwise).";
-
-const code = (scope: string) => `\`${scope}\``;
-/** The scopes beyond the operation's own: each with the case it is needed in, if not always. */
-const extraScopes = (op: Operation) =>
-  op.scopes
-    .filter((scope) => scope !== op.scope)
-    .map((scope) => ({ scope, when: op.scopeWhen?.[scope] }));
-const alwaysNeeded = (op: Operation) =>
-  extraScopes(op)
-    .filter(({ when }) => when === undefined)
-    .map(({ scope }) => scope);
-
-/** "Requires the `a` and `b` scopes; also `c` with an inline `case`." */
-function scopeSentence(op: Operation): string {
-  const always = [op.scope, ...alwaysNeeded(op)].map(code);
-  const sometimes = extraScopes(op)
-    .filter(({ when }) => when !== undefined)
-    .map(({ scope, when }) => `${code(scope)} ${when}`);
+/**
+ * The scopes every call needs, and the sentence stating them with those needed
+ * only sometimes: "Requires the `a` and `b` scopes; also `c` with an inline `case`."
+ */
+function scopeRequirements(op: Operation) {
+  const when = op.scopeWhen ?? {};
+  const extra = op.scopes.filter((scope) => scope !== op.scope);
+  const always = [op.scope, ...extra.filter((scope) => when[scope] === undefined)];
+  const sometimes = extra
+    .filter((scope) => when[scope] !== undefined)
+    .map((scope) => `\`${scope}\` ${when[scope]}`);
+  const named = always.map((scope) => `\`${scope}\``);
   const head =
-    always.length === 1
-      ? `Requires the ${always[0]} scope`
-      : `Requires the ${always.slice(0, -1).join(", ")} and ${always.at(-1)} scopes`;
-  return sometimes.length === 0 ? `${head}.` : `${head}; also ${sometimes.join("; ")}.`;
+    named.length === 1
+      ? `Requires the ${named[0]} scope`
+      : `Requires the ${named.slice(0, -1).join(", ")} and ${named.at(-1)} scopes`;
+  const sentence = sometimes.length === 0 ? `${head}.` : `${head}; also ${sometimes.join("; ")}.`;
+  return { always, sentence };
 }
 
 function paths(): Record<string, PathItem> {
   const out: Record<string, PathItem> = {};
-  for (const op of OPERATIONS) {
-    out[op.path] = { ...out[op.path], [op.method.toLowerCase()]: operation(op) };
+  // Method by method, so that each path item lists its methods in METHOD_ORDER.
+  for (const method of METHOD_ORDER) {
+    for (const op of OPERATIONS.filter((candidate) => candidate.method.toLowerCase() === method)) {
+      out[op.path] = { ...out[op.path], [method]: operation(op) };
+    }
   }
-  return sortKeys(out, (item) => sortKeys(item, undefined, METHOD_ORDER));
+  return sortKeys(out);
 }
 
 // ------------------------------------------------------------------ webhooks
@@ -424,34 +429,22 @@ const headerName = (lower: string) =>
 
 const DELIVERY_HEADERS: Record<
   keyof typeof WEBHOOK_HEADERS,
-  Omit<ParameterObject, "name" | "in">
+  { description: string; pattern?: string }
 > = {
-  eventId: {
-    required: true,
-    description: "Equals the body's `id`: the key to deduplicate on.",
-    schema: { type: "string" },
-  },
-  eventType: {
-    required: true,
-    description: "Equals the body's `type`.",
-    schema: { type: "string" },
-  },
+  eventId: { description: "Equals the body's `id`: the key to deduplicate on." },
+  eventType: { description: "Equals the body's `type`." },
   timestamp: {
-    required: true,
     description: `Unix seconds when this attempt was signed; reject values more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from your clock.`,
-    schema: { type: "string", pattern: "^[0-9]+$" },
+    pattern: "^[0-9]+$",
   },
   signatureV1: {
-    required: true,
     description:
       "`v1=` followed by the hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the webhook secret (the whole `whsec_...` string). The one to verify, in constant time, against the raw bytes.",
-    schema: { type: "string", pattern: "^v1=[0-9a-f]{64}$" },
+    pattern: "^v1=[0-9a-f]{64}$",
   },
   signatureLegacy: {
-    required: false,
     description:
       "Legacy: `v0=` followed by the hex HMAC-SHA256 of the raw body alone, without a timestamp. Sent, never needed.",
-    schema: { type: "string" },
   },
 };
 
@@ -459,31 +452,32 @@ function deliveryHeaders(): Record<string, ParameterObject> {
   const out: Record<string, ParameterObject> = {};
   for (const [key, lower] of Object.entries(WEBHOOK_HEADERS)) {
     const name = headerName(lower);
-    out[name] = { name, in: "header", ...DELIVERY_HEADERS[key as keyof typeof WEBHOOK_HEADERS] };
+    const { description, pattern } = DELIVERY_HEADERS[key as keyof typeof WEBHOOK_HEADERS];
+    out[name] = {
+      name,
+      in: "header",
+      // Every delivery carries them all; only the legacy signature is of no use to a receiver.
+      required: key !== "signatureLegacy",
+      description,
+      schema: pattern ? { type: "string", pattern } : { type: "string" },
+    };
   }
   return out;
 }
 
 function webhooks(): Record<string, PathItem> {
-  const delivered = WebhookEvent.options.map((option) => option.shape.type.value as string).sort();
-  const documented = Object.keys(WEBHOOK_EVENTS);
-  if (delivered.join() !== [...documented].sort().join()) {
-    throw new Error(
-      `openapi: WEBHOOK_EVENTS [${documented}] differ from the deliveries [${delivered}]`,
-    );
-  }
   const parameters = Object.values(WEBHOOK_HEADERS).map((lower) => ({
     $ref: `#/components/parameters/${headerName(lower)}`,
   }));
   const out: Record<string, PathItem> = {};
-  for (const type of delivered) {
-    const { summary, schema } = WEBHOOK_EVENTS[type]!;
+  for (const schema of WebhookEvent.options) {
+    const type = schema.shape.type.value;
     out[type] = {
       post: {
         // retrieval_request.status_changed → retrievalRequestStatusChangedEvent
         operationId: `${type.replace(/[._]([a-z])/g, (_m, c: string) => c.toUpperCase())}Event`,
         summary: type,
-        description: `${summary}\n\nPOSTed to the webhook's URL. Deduplicate by \`id\`: events can arrive more than once and out of order.`,
+        description: `${WEBHOOK_EVENTS[type]}\n\nPOSTed to the webhook's URL. Deduplicate by \`id\`: events can arrive more than once and out of order.`,
         tags: ["Webhook events"],
         parameters,
         requestBody: { required: true, content: json(refTo(schema, type)) },
@@ -497,7 +491,7 @@ function webhooks(): Record<string, PathItem> {
       },
     };
   }
-  return out;
+  return sortKeys(out);
 }
 
 // ------------------------------------------------------------------ the document
@@ -532,33 +526,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
     webhooks: webhooks(),
     components: {
       schemas: allComponentSchemas(),
-      responses: {
-        BadRequest: errorResponse(
-          "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
-          400,
-        ),
-        Unauthorized: errorResponse(
-          "`invalid_api_key`: the key is missing, malformed or not recognized.",
-          401,
-        ),
-        Forbidden: errorResponse(
-          "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
-          403,
-        ),
-        NotFound: errorResponse("`not_found`: the resource does not exist.", 404),
-        RateLimited: errorResponse(
-          "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
-          429,
-        ),
-        UnsupportedMediaType: errorResponse(
-          "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
-          415,
-        ),
-        ServerError: errorResponse(
-          "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
-          500,
-        ),
-      },
+      responses: Object.fromEntries(
+        Object.entries(SHARED_RESPONSES).map(([name, [status, description]]) => [
+          name,
+          errorResponse(description, status),
+        ]),
+      ),
       parameters: deliveryHeaders(),
       headers: {
         "Retry-After": {
@@ -593,25 +566,9 @@ export function openApiDocument(): OpenApiDocument {
 
 // ------------------------------------------------------------------ helpers
 
-/** Keys sorted (or in `order`, then sorted), values mapped: a stable order for diffs. */
-function sortKeys<T, U = T>(
-  record: Record<string, T>,
-  map?: (value: T) => U,
-  order?: readonly string[],
-): Record<string, U> {
-  const rank = (key: string) => {
-    const index = order?.indexOf(key) ?? -1;
-    return index === -1 ? Number.MAX_SAFE_INTEGER : index;
-  };
-  const keys = Object.keys(record).sort(
-    (a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0),
-  );
-  const out: Record<string, U> = {};
-  for (const key of keys) {
-    const value = record[key] as T;
-    out[key] = map ? map(value) : (value as unknown as U);
-  }
-  return out;
+/** Keys sorted: a stable order for diffs. */
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 function deepFreeze<T>(value: T): T {

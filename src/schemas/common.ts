@@ -93,9 +93,6 @@ export type ListEnvelope<T> = {
   previous: string | null;
 };
 
-/** The two codes of a refused request body (spec, Errors). */
-export type RequestErrorCode = "validation_error" | "invalid_request";
-
 /** A zod issue, structurally: what picking the code needs. */
 interface IssueLike {
   readonly code: string;
@@ -117,7 +114,7 @@ export function overLengthAsInvalidRequest<S extends z.ZodType>(schema: S): S {
 }
 
 /** Whether an issue is a string or array longer than its limit. */
-export function isOverLength(issue: IssueLike): boolean {
+function isOverLength(issue: IssueLike): boolean {
   return issue.code === "too_big" && (issue.origin === "string" || issue.origin === "array");
 }
 
@@ -130,7 +127,7 @@ export function isOverLength(issue: IssueLike): boolean {
 export function requestErrorCode(
   schema: z.ZodType,
   issues: readonly IssueLike[],
-): RequestErrorCode {
+): "validation_error" | "invalid_request" {
   return overLengthIsInvalidRequest.has(schema) && issues.some(isOverLength)
     ? "invalid_request"
     : "validation_error";

@@ -211,7 +211,11 @@ export type WebhookEventType = WebhookEvent["type"];
 
 // ---------------------------------------------------------------- event log
 
-/** Fields of every event log entry beyond the delivery body (spec, Event). */
+/**
+ * Fields of every event log entry beyond the delivery body (spec, Event). An
+ * entry spreads these, then its delivery body's shape: the body's `id`,
+ * `type` and `data` win, and the fields keep the order the document shows.
+ */
 const logBase = {
   ...deliveryBase,
   /** Always `event`. */
@@ -225,10 +229,7 @@ const logBase = {
 /** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of log entries. */
-  type: z.literal("retrieval_request.status_changed"),
+  ...RetrievalRequestStatusChangedEvent.shape,
   /** The delivered data plus `status`, `stage` and `action_required_reason`. */
   data: RetrievalRequestStatusChangedLogData,
 });
@@ -239,12 +240,7 @@ export type RetrievalRequestStatusChangedLogEntry = z.infer<
 /** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of log entries. */
-  type: z.literal("retrieval_request.action_required"),
-  /** As delivered. */
-  data: RetrievalRequestActionRequiredData,
+  ...RetrievalRequestActionRequiredEvent.shape,
 });
 export type RetrievalRequestActionRequiredLogEntry = z.infer<
   typeof RetrievalRequestActionRequiredLogEntry
@@ -253,27 +249,14 @@ export type RetrievalRequestActionRequiredLogEntry = z.infer<
 /** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of log entries. */
-  type: z.literal("retrieval_request.documents_available"),
-  /** As delivered. */
-  data: RetrievalRequestDocumentsAvailableData,
+  ...RetrievalRequestDocumentsAvailableEvent.shape,
 });
 export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
   typeof RetrievalRequestDocumentsAvailableLogEntry
 >;
 
 /** The log entry of a `webhook.test` event. */
-export const WebhookTestLogEntry = z.object({
-  ...logBase,
-  /** Unique event id of a test delivery: `evt_test_` and a UUID. */
-  id: TestEventId,
-  /** Discriminates the union of log entries. */
-  type: z.literal("webhook.test"),
-  /** As delivered. */
-  data: WebhookTestData,
-});
+export const WebhookTestLogEntry = z.object({ ...logBase, ...WebhookTestEvent.shape });
 export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
 
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */

@@ -131,8 +131,7 @@ const id = z.string().min(1);
 /** An upload_id: retrieval-level, or case-level under the request's case. */
 const uploadId = z.string().min(1);
 
-type Pair = readonly [idKey: string, inlineKey: string];
-const PAIRS: readonly Pair[] = [
+const PAIRS: readonly (readonly [idKey: string, inlineKey: string])[] = [
   ["case_id", "case"],
   ["facility_id", "facility"],
   ["requestor_id", "requestor"],

@@ -37,7 +37,7 @@ const url = z
   .max(WEBHOOK_URL_MAX)
   .superRefine((value, ctx) => {
     // A value WHATWG parsing refuses is reported by z.url() already.
-    if (!canParse(value)) return;
+    if (!URL.canParse(value)) return;
     const problem = uriProblem(value);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
     else if (hasUserInfo(value)) {
@@ -45,14 +45,6 @@ const url = z
     }
   });
 
-function canParse(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
 const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1);
 // A webhook's URL as the service answers it: a URI in the OpenAPI document, a
 // plain string when parsing (the rule is the service's to enforce on input).
