@@ -148,7 +148,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
   if (Number(request.headers.get("content-length")) > MAX_BODY_BYTES) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     size += read.value.byteLength;
@@ -160,13 +160,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
     }
     chunks.push(read.value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /** Parses a body read with {@link readJsonText} against a schema, or throws 400 validation_error (or invalid_request). */

@@ -30,7 +30,6 @@ export type ActionRequiredReasonValue = (typeof ACTION_REQUIRED_REASONS)[number]
 /** The currency of every amount in the mock. */
 export const MOCK_CURRENCY = "USD";
 
-/** A file taken from an upload: auth_form, an attachment, or an answer's attachment. */
 /** A file uploaded to the mock's storage origin and consumed by a request. */
 export interface UploadedFile {
   /** The upload_id it was signed under. */
@@ -52,7 +51,6 @@ export interface StoredRetrievalDocument extends Stored<RetrievalDocument> {
   readonly recordsFee: number | null;
 }
 
-/** One answer given to an action request. */
 /** One answer to an action request, as the mock recorded it. */
 export interface ActionResponseRecord {
   /** Trimmed. */

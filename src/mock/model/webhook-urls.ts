@@ -165,16 +165,7 @@ function ipv4Reason(octets: number[]): string | undefined {
 }
 
 function ipv6Reason(g: number[]): string | undefined {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   const embedded = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff];
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeroTo(8)) return "an unspecified address";
