@@ -12,6 +12,7 @@ import { assertNotFinal } from "./retrieval-provider.js";
 import {
   type ActionRequestRecord,
   type ActionRequiredReasonValue,
+  actionRequestFields,
   findRetrievalRequest,
   inField,
   openActionRequestOf,
@@ -91,8 +92,7 @@ export function openActionRequest(
   stored.value.action_required_reason = actionRequest.reason;
   emitStatusChanged(ctx, stored, null);
   emitActionRequired(ctx, stored, actionRequest, null);
-  const { id, message, reason, requires_attachment, requires_pdf, opened_at } = actionRequest;
-  return { id, message, reason, requires_attachment, requires_pdf, opened_at };
+  return actionRequestFields(actionRequest);
 }
 
 export interface ActionResponseInput {
@@ -248,12 +248,7 @@ export function listActionRequests(
   retrievalRequestId: string,
 ): MockActionRequest[] {
   return findRetrievalRequest(ctx, retrievalRequestId).actionRequests.map((ar) => ({
-    id: ar.id,
-    message: ar.message,
-    reason: ar.reason,
-    requires_attachment: ar.requires_attachment,
-    requires_pdf: ar.requires_pdf,
-    opened_at: ar.opened_at,
+    ...actionRequestFields(ar),
     opening: ar.opening,
     status: ar.status,
     responses: ar.responses.map((r) => ({

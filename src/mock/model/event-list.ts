@@ -16,7 +16,12 @@ import {
 import type { Scope } from "../../schemas/scopes.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
-import type { EventLogEntry, OrderedEvent, StoredEvent } from "./event-log.js";
+import {
+  type EventLogEntry,
+  firstAbove,
+  type OrderedEvent,
+  type StoredEvent,
+} from "./event-log.js";
 import { type Page, type PageRequest, paginateSorted } from "./paginate.js";
 import { type ModelContext, nowMs } from "./state.js";
 
@@ -145,18 +150,6 @@ function boundedRange(
   const to =
     before === undefined ? order.length : firstAbove(order, before.ms - (before.subMs ? 0 : 1));
   return { from, to: Math.max(from, to) };
-}
-
-/** The index of the first event created after `ms`. */
-function firstAbove(order: readonly OrderedEvent[], ms: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((order[mid] as OrderedEvent).ms <= ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** An instant of a query bound: whole milliseconds, and whether digits below a millisecond follow. */

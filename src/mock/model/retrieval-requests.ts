@@ -131,6 +131,12 @@ export function openActionRequestOf(
   return id === null ? undefined : stored.actionRequests.find((ar) => ar.id === id);
 }
 
+/** An action request as the API shows it: its `pending_action_request` form. */
+export function actionRequestFields(actionRequest: ActionRequestRecord) {
+  const { id, message, reason, requires_attachment, requires_pdf, opened_at } = actionRequest;
+  return { id, message, reason, requires_attachment, requires_pdf, opened_at };
+}
+
 const sumOrNull = (values: (number | null)[]): number | null => {
   const known = values.filter((v): v is number => v !== null);
   // Amounts are decimals of the currency: summed in cents so 0.1 + 0.2 is 0.3.
@@ -152,17 +158,7 @@ export function renderRetrievalRequest(
     status: v.status,
     stage: v.stage,
     action_required_reason: v.action_required_reason,
-    pending_action_request:
-      pending === undefined
-        ? null
-        : {
-            id: pending.id,
-            message: pending.message,
-            reason: pending.reason,
-            requires_attachment: pending.requires_attachment,
-            requires_pdf: pending.requires_pdf,
-            opened_at: pending.opened_at,
-          },
+    pending_action_request: pending === undefined ? null : actionRequestFields(pending),
     public_updated_at: v.public_updated_at,
     costs: {
       records_fee: sumOrNull(invoices.map((d) => d.recordsFee)),
