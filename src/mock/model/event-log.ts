@@ -8,8 +8,6 @@ import { EVENT_API_VERSION } from "../../schemas/events.js";
 import { randomHex } from "./ids.js";
 import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
-export { EVENT_API_VERSION };
-
 /** An event log entry (spec, Event). */
 export interface EventLogEntry {
   id: string;
