@@ -44,15 +44,9 @@ export function pruneExpiredEvents(ctx: ModelContext): void {
   const now = nowMs(ctx);
   const { events, eventOrder } = ctx.state;
   // Oldest first: the expired events are a prefix of the order.
-  let expired = 0;
-  while (
-    expired < eventOrder.length &&
-    !isRetained((eventOrder[expired] as OrderedEvent).ms, now)
-  ) {
-    events.delete((eventOrder[expired] as OrderedEvent).stored.value.id);
-    expired += 1;
-  }
-  if (expired > 0) eventOrder.splice(0, expired);
+  const retained = eventOrder.findIndex((event) => isRetained(event.ms, now));
+  const expired = eventOrder.splice(0, retained === -1 ? eventOrder.length : retained);
+  for (const { stored } of expired) events.delete(stored.value.id);
 }
 
 function render(stored: StoredEvent): EventLogEntry {

@@ -89,15 +89,8 @@ export function nonPublicReason(address: string): string | undefined {
 /** The four octets of a dotted-decimal IPv4 address. */
 export function parseIPv4(text: string): number[] | undefined {
   const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
-  const octets: number[] = [];
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
-    const value = Number(part);
-    if (value > 255) return undefined;
-    octets.push(value);
-  }
-  return octets;
+  const isOctet = (part: string) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255;
+  return parts.length === 4 && parts.every(isOctet) ? parts.map(Number) : undefined;
 }
 
 /** The eight 16-bit groups of an IPv6 address (zone id ignored, IPv4 tail allowed). */
@@ -116,12 +109,9 @@ export function parseIPv6(text: string): number[] | undefined {
   if (halves.length > 2) return undefined;
   const groupsOf = (part: string | undefined): number[] | undefined => {
     if (part === undefined || part === "") return [];
-    const groups: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-f]{1,4}$/i.test(group)) return undefined;
-      groups.push(Number.parseInt(group, 16));
-    }
-    return groups;
+    const groups = part.split(":");
+    if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return undefined;
+    return groups.map((group) => Number.parseInt(group, 16));
   };
   const head = groupsOf(halves[0]);
   const back = groupsOf(halves[1]);
