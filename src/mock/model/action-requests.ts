@@ -189,12 +189,14 @@ export function respondToActionRequest(
         : "attachment: This action request must be answered with an attachment.",
     );
   }
-  if (attachment !== undefined && open.requires_pdf) {
-    if (!isPdf(attachment.fileType, attachment.bytes!)) {
-      throw rejected(
-        "attachment: This action request must be answered with a PDF (file_type application/pdf, content starting with %PDF-).",
-      );
-    }
+  if (
+    attachment !== undefined &&
+    open.requires_pdf &&
+    !isPdf(attachment.fileType, attachment.bytes!)
+  ) {
+    throw rejected(
+      "attachment: This action request must be answered with a PDF (file_type application/pdf, content starting with %PDF-).",
+    );
   }
 
   const respondedAt = touchPublic(ctx, stored);

@@ -162,11 +162,7 @@ export async function testWebhook(
   });
   const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
   if (ctx.state === state && state.webhooks.get(webhookId) === stored) {
-    recordAttempt(state, stored, event, 1, outcome, {
-      isTest: true,
-      isRedelivery: false,
-      nextAttemptAtMs: null,
-    });
+    recordAttempt(state, stored, event, 1, outcome, { isTest: true });
   }
   return {
     success: outcome.success,
@@ -223,11 +219,7 @@ export async function redeliver(
     throw notFound("The webhook was deleted during the redelivery.");
   }
   if (!isTest) noteAttempt(stored, event, outcome);
-  return recordAttempt(state, stored, event, 1, outcome, {
-    isTest,
-    isRedelivery: true,
-    nextAttemptAtMs: null,
-  });
+  return recordAttempt(state, stored, event, 1, outcome, { isTest, isRedelivery: true });
 }
 
 function findWebhook(ctx: ModelContext, webhookId: string): StoredWebhook {
