@@ -116,8 +116,6 @@ export interface StoredRetrievalRequest extends Stored<RetrievalRequestRecord> {
   pendingActionRequestId: string | null;
 }
 
-// ---------------------------------------------------------------- reading
-
 export function findRetrievalRequest(ctx: ModelContext, id: string): StoredRetrievalRequest {
   const stored = ctx.state.retrieval.requests.get(id);
   if (stored === undefined) throw notFound("The retrieval request does not exist.");
@@ -260,8 +258,6 @@ export function downloadRetrievalDocument(
     fileName: document.value.file_name,
   });
 }
-
-// ---------------------------------------------------------------- creation
 
 /** Where a create or an answer may take an upload from. */
 function takeFrom(upload: StoredUpload): UploadedFile {
