@@ -12,6 +12,7 @@ import { assertNotFinal } from "./retrieval-provider.js";
 import {
   type ActionRequestRecord,
   type ActionRequiredReasonValue,
+  type ActionResponseRecord,
   actionRequestFields,
   findRetrievalRequest,
   inField,
@@ -22,12 +23,7 @@ import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
 import type { ModelContext } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 
-export interface OpenActionRequestInput {
-  message: string;
-  reason: ActionRequiredReasonValue;
-  requires_attachment: boolean;
-  requires_pdf: boolean;
-}
+export type OpenActionRequestInput = Omit<OpenedActionRequest, "id" | "opened_at">;
 
 /** What `openActionRequest` returns: the request's new `pending_action_request`. */
 export interface OpenedActionRequest {
@@ -238,10 +234,10 @@ export function respondToActionRequest(
 export interface MockActionRequest extends OpenedActionRequest {
   /** 1 when first opened, one more on each reopening. */
   opening: number;
-  /** `withdrawn`: closed unanswered because the request moved on. */
+  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
   status: "open" | "responded" | "withdrawn";
   /** The answers it got through the API, oldest first. */
-  responses: ActionRequestRecord["responses"];
+  responses: ActionResponseRecord[];
 }
 
 /** Every action request of a retrieval request, oldest first. */

@@ -14,6 +14,7 @@ import type {
   RetrievalRequestCreate,
 } from "../../schemas/retrieval-requests.js";
 import { MockApiError, notFound } from "../http-error.js";
+import type { MockActionRequest } from "./action-requests.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
@@ -70,18 +71,7 @@ export interface ActionResponseRecord {
 }
 
 /** A client action request over its whole life: opened, answered, reopened. */
-export interface ActionRequestRecord {
-  id: string;
-  message: string;
-  reason: ActionRequiredReasonValue;
-  requires_attachment: boolean;
-  requires_pdf: boolean;
-  opened_at: string;
-  /** 1 when first opened, then one more on each reopening. */
-  opening: number;
-  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
-  status: "open" | "responded" | "withdrawn";
-  responses: ActionResponseRecord[];
+export interface ActionRequestRecord extends MockActionRequest {
   /** Bytes of each answer's attachment, by upload id. */
   attachments: Map<string, Uint8Array>;
 }
