@@ -107,14 +107,7 @@ function isOwnOrigin(origin: string, accepted: ReadonlySet<string>): boolean {
 
 /** The host name and interface addresses (without IPv6 zone ids, which no Host can carry). */
 function machineNames(): string[] {
-  const names = [hostname()];
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const address of addresses ?? []) {
-      if (address.family === "IPv6" && address.scopeid !== undefined && address.scopeid !== 0) {
-        continue;
-      }
-      names.push(address.family === "IPv6" ? `[${address.address}]` : address.address);
-    }
-  }
-  return names;
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const usable = addresses.filter((address) => address.family !== "IPv6" || !address.scopeid);
+  return [hostname(), ...usable.map((a) => (a.family === "IPv6" ? `[${a.address}]` : a.address))];
 }
