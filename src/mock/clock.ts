@@ -93,9 +93,7 @@ export function createMockClock(initial: Date | string | number): MockClock {
     const errors: unknown[] = [];
     running = true;
     try {
-      for (;;) {
-        const next = queue[0];
-        if (next === undefined || next.atMs > targetMs) break;
+      for (let next = queue[0]; next !== undefined && next.atMs <= targetMs; next = queue[0]) {
         queue.shift();
         currentMs = Math.max(currentMs, next.atMs);
         try {

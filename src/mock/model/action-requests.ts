@@ -15,7 +15,6 @@ import {
   type ActionResponseRecord,
   actionRequestFields,
   findRetrievalRequest,
-  inField,
   openActionRequestOf,
   type StoredRetrievalRequest,
 } from "./retrieval-requests.js";
@@ -125,17 +124,15 @@ function takeAttachment(
   uploadId: string,
 ): StoredUpload {
   try {
-    return inField("attachment.upload_id", () =>
-      checkUpload(
-        ctx,
-        uploadId,
-        (upload) => upload.caseId === stored.value.case_id,
-        "upload_id does not name an upload signed under the retrieval request's case (case-level signing).",
-      ),
+    return checkUpload(
+      ctx,
+      uploadId,
+      (upload) => upload.caseId === stored.value.case_id,
+      "upload_id does not name an upload signed under the retrieval request's case (case-level signing).",
     );
   } catch (error) {
-    if (error instanceof MockApiError) throw rejected(`${error.message} (${error.code}).`);
-    throw error;
+    if (!(error instanceof MockApiError)) throw error;
+    throw rejected(`attachment.upload_id: ${error.message} (${error.code}).`);
   }
 }
 

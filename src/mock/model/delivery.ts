@@ -19,7 +19,7 @@ import {
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
-import { appendEvent } from "./event-log.js";
+import { appendEvent, type EventLogEntry } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
 import { nonPublicHostReason } from "./webhook-urls.js";
@@ -111,12 +111,9 @@ export interface OutgoingEvent {
   readonly body: string;
 }
 
-export function toOutgoing(event: {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}): OutgoingEvent {
+export function toOutgoing(
+  event: Pick<EventLogEntry, "id" | "type" | "created_at" | "data">,
+): OutgoingEvent {
   const { id, type, created_at, data } = event;
   return { id, type, body: JSON.stringify({ id, type, created_at, data }) };
 }

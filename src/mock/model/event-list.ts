@@ -118,12 +118,8 @@ export function listEvents(
   // Newest first by created_at, then by log sequence: webhook.disabled is
   // stamped with its failed attempt's time, which may precede events logged before it.
   const range = boundedRange(order, after, before);
-  const page = paginateSorted(order, keyOf, matches, request, 2, range);
+  const page = paginateSorted(order, (e) => [e.ms, e.seq], matches, request, 2, range);
   return { ...page, results: page.results.map((item) => render(item.stored)) };
-}
-
-function keyOf(event: OrderedEvent): readonly number[] {
-  return [event.ms, event.seq];
 }
 
 /**

@@ -262,7 +262,7 @@ function takeFrom(upload: StoredUpload): UploadedFile {
 }
 
 /** Prefixes an upload error with the field it came from, keeping its status and code. */
-export function inField<T>(field: string, check: () => T): T {
+function inField<T>(field: string, check: () => T): T {
   try {
     return check();
   } catch (error) {
