@@ -10,6 +10,7 @@
  * response that `partialOfDropped()` returns, when there is one.
  */
 import { randomInt } from "../internal/seeded-random.js";
+import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { MockFaultConfig, MockFaultStatus } from "./fault-options.js";
 import { MockApiError } from "./http-error.js";
 
@@ -38,8 +39,6 @@ export interface ApiFaultSource {
   config(): MockFaultConfig;
   /** The requests' PRNG stream. */
   random(): () => number;
-  /** Waits `ms` of real time, or less if `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 const ERROR_CODES: Record<MockFaultStatus, string> = {
@@ -108,7 +107,7 @@ export function createApiFaults(source: ApiFaultSource): ApiFaults {
 
     if (delay > 0) {
       const signal = clientSignals.get(request) ?? request.signal;
-      await source.sleep(delay, signal);
+      await sleepUnlessAborted(delay, signal);
       // The client gave up while it waited: nothing is served, and nobody reads an answer.
       if (signal.aborted) return dropped(undefined);
     }

@@ -82,14 +82,9 @@ export function toEpochMs(date: Date | string | number): number {
   return ms;
 }
 
-interface ScheduledTask {
-  atMs: number;
-  task: () => void;
-}
-
 export function createMockClock(initial: Date | string | number): MockClock {
   let currentMs = toEpochMs(initial);
-  const queue: ScheduledTask[] = [];
+  const queue: { atMs: number; task: () => void }[] = [];
   let running = false;
 
   // Tasks see the clock at their own due time, so a delivery scheduled for
@@ -98,9 +93,7 @@ export function createMockClock(initial: Date | string | number): MockClock {
     const errors: unknown[] = [];
     running = true;
     try {
-      for (;;) {
-        const next = queue[0];
-        if (next === undefined || next.atMs > targetMs) break;
+      for (let next = queue[0]; next !== undefined && next.atMs <= targetMs; next = queue[0]) {
         queue.shift();
         currentMs = Math.max(currentMs, next.atMs);
         try {
@@ -145,8 +138,7 @@ export function createMockClock(initial: Date | string | number): MockClock {
       const entry = { atMs, task };
       // Stable insertion keeps tasks due at the same instant in scheduling order.
       const index = queue.findIndex((t) => t.atMs > atMs);
-      if (index === -1) queue.push(entry);
-      else queue.splice(index, 0, entry);
+      queue.splice(index === -1 ? queue.length : index, 0, entry);
     },
   };
 }

@@ -118,13 +118,12 @@ export function createControlApi(
     const { files } = await readJson(request, ReleaseInput);
     const document_ids = rr.releaseRecords(
       id(params),
-      files.map((file) => ({
-        file_name: file.file_name,
-        file_type: file.file_type,
+      files.map(({ content, content_base64, ...file }) => ({
+        ...file,
         content:
-          file.content_base64 === undefined
-            ? (file.content as string)
-            : Uint8Array.from(Buffer.from(file.content_base64, "base64")),
+          content_base64 === undefined
+            ? (content as string)
+            : Uint8Array.from(Buffer.from(content_base64, "base64")),
       })),
     );
     return json(201, { document_ids });

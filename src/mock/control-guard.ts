@@ -49,20 +49,12 @@ export function isWildcardHost(host: string): boolean {
  * the same host:port pairs.
  */
 export function controlGuard(host: string, port: number): ControlGuard {
-  const names = new Set<string>();
-  const own = hostOf(host);
-  if (own !== undefined && !isWildcardHost(host)) names.add(own);
-  if (isLoopbackHost(host) || isWildcardHost(host)) {
-    for (const name of LOOPBACK_NAMES) names.add(name);
-  }
-  if (isWildcardHost(host)) {
-    for (const name of machineNames()) names.add(name);
-  }
-  const accepted = new Set<string>();
-  for (const name of names) {
-    const authority = authorityOf(`${name}:${port}`);
-    if (authority !== undefined) accepted.add(authority);
-  }
+  const names = isWildcardHost(host)
+    ? [...LOOPBACK_NAMES, ...machineNames()]
+    : [hostOf(host), ...(isLoopbackHost(host) ? LOOPBACK_NAMES : [])];
+  const accepted = new Set(
+    names.flatMap((name) => (name === undefined ? [] : (authorityOf(`${name}:${port}`) ?? []))),
+  );
   const listening = [...accepted].join(", ");
 
   return ({ host: hostHeader, origin }) => {
@@ -115,14 +107,7 @@ function isOwnOrigin(origin: string, accepted: ReadonlySet<string>): boolean {
 
 /** The host name and interface addresses (without IPv6 zone ids, which no Host can carry). */
 function machineNames(): string[] {
-  const names = [hostname()];
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const address of addresses ?? []) {
-      if (address.family === "IPv6" && address.scopeid !== undefined && address.scopeid !== 0) {
-        continue;
-      }
-      names.push(address.family === "IPv6" ? `[${address.address}]` : address.address);
-    }
-  }
-  return names;
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const usable = addresses.filter((address) => address.family !== "IPv6" || !address.scopeid);
+  return [hostname(), ...usable.map((a) => (a.family === "IPv6" ? `[${a.address}]` : a.address))];
 }

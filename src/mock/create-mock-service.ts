@@ -17,19 +17,16 @@ import {
  * setupServer(...mock.handlers).listen();
  */
 export function createMockService(options: MockServiceOptions = {}): MockService {
-  return withMswHandlers(createMockServiceCore(options));
-}
-
-export function createMockServiceInternal(
-  options: MockServiceOptions,
-  internal: InternalMockServiceOptions,
-): MockService {
-  return withMswHandlers(createMockServiceCore(options, internal));
+  return createMockServiceInternal(options, {});
 }
 
 // msw is imported here only: the CLI bundle, which never builds MSW handlers, runs without it
 // installed. Importing medrecords/mock (this entry) still loads msw.
-function withMswHandlers(core: ReturnType<typeof createMockServiceCore>): MockService {
+export function createMockServiceInternal(
+  options: MockServiceOptions,
+  internal: InternalMockServiceOptions,
+): MockService {
+  const core = createMockServiceCore(options, internal);
   const handlers = [
     http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
     http.all(`${core.storageUrl}/*`, ({ request }) => core.handle(request)),

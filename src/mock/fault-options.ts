@@ -28,7 +28,7 @@ export const MockFaultReorder = z.strictObject({
    * @default 10
    * @example 3
    */
-  window: z.number().int().min(2).max(10_000).optional(),
+  window: z.number().int().min(2).max(10_000).default(10),
   /**
    * Longest real time in ms a delivery is held when the window does not fill
    * (a running server with nobody calling `deliveries.flush()` still
@@ -36,7 +36,7 @@ export const MockFaultReorder = z.strictObject({
    * @default 100
    * @example 60_000
    */
-  maxHoldMs: Ms.optional(),
+  maxHoldMs: Ms.default(100),
 });
 /** Reordering of webhook deliveries: how many are held back and for how long. */
 export type MockFaultReorder = z.input<typeof MockFaultReorder>;
@@ -207,8 +207,6 @@ export interface MockFaultConfig {
   seed: number;
 }
 
-const REORDER_DEFAULTS: Required<MockFaultReorder> = { window: 10, maxHoldMs: 100 };
-
 /**
  * Parses `set()`'s argument; throws a TypeError naming every option that is
  * unknown or out of range.
@@ -241,15 +239,7 @@ export function faultConfig(
     dropTiming: options.dropTiming ?? "after",
     includeStorage: options.includeStorage ?? false,
     duplicateRate: options.duplicateRate ?? 0,
-    reorder:
-      reorder === false
-        ? false
-        : reorder === true
-          ? { ...REORDER_DEFAULTS }
-          : {
-              window: reorder.window ?? REORDER_DEFAULTS.window,
-              maxHoldMs: reorder.maxHoldMs ?? REORDER_DEFAULTS.maxHoldMs,
-            },
+    reorder: reorder === true ? MockFaultReorder.parse({}) : reorder,
     deliveryClockSkewMs: options.deliveryClockSkewMs ?? 0,
     seed,
   };

@@ -11,7 +11,6 @@
  * manual and would never let a delayed answer out).
  */
 import { seededRandom } from "../internal/seeded-random.js";
-import { sleepUnlessAborted } from "../internal/sleep.js";
 import { type ApiFaults, createApiFaults } from "./api-faults.js";
 import { createDeliveryFaults, type DeliveryFaults } from "./delivery-faults.js";
 import {
@@ -46,22 +45,12 @@ export interface FaultController extends ApiFaults {
   readonly delivery: DeliveryFaults;
 }
 
-export interface FaultDependencies {
-  /** Waits `ms` of real time, or less if `signal` aborts. @default setTimeout */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** A fresh random seed. @default crypto.getRandomValues */
-  randomSeed?: () => number;
-}
-
-export function createFaultController(deps: FaultDependencies = {}): FaultController {
-  const sleep = deps.sleep ?? sleepUnlessAborted;
-  const randomSeed = deps.randomSeed ?? defaultRandomSeed;
-
+export function createFaultController(): FaultController {
   let config = faultConfig({}, randomSeed());
   let apiRandom = seededRandom(streamSeed(config.seed, 1));
   let deliveryRandom = seededRandom(streamSeed(config.seed, 2));
 
-  const api = createApiFaults({ config: () => config, random: () => apiRandom, sleep });
+  const api = createApiFaults({ config: () => config, random: () => apiRandom });
   const delivery = createDeliveryFaults({ config: () => config, random: () => deliveryRandom });
 
   function apply(next: MockFaultConfig): MockFaultConfig {
@@ -98,6 +87,6 @@ function streamSeed(seed: number, stream: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-function defaultRandomSeed(): number {
+function randomSeed(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0]!;
 }

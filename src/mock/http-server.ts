@@ -305,10 +305,7 @@ async function writeResponse(
   response: Response,
   whole: boolean,
 ): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
+  const headers: Record<string, string> = Object.fromEntries(response.headers);
   if (response.body === null) {
     res.writeHead(response.status, headers);
     res.end();
@@ -329,10 +326,7 @@ async function writeResponse(
 async function resetMidResponse(res: ServerResponse, partial: Response | undefined): Promise<void> {
   if (partial !== undefined) {
     const body = new Uint8Array(await partial.arrayBuffer());
-    const headers: Record<string, string> = {};
-    partial.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
+    const headers: Record<string, string> = Object.fromEntries(partial.headers);
     headers["content-length"] = String(body.byteLength);
     res.writeHead(partial.status, headers);
     res.write(body.subarray(0, Math.floor(body.byteLength / 2)));

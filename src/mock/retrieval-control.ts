@@ -160,12 +160,12 @@ const RecordFiles = z
   )
   .min(1);
 
-const Amount = z.number().nonnegative().finite().nullable().optional();
+const Amount = z.number().nonnegative().finite().nullable().default(null);
 
 const InvoiceInput = z.strictObject({
   file_name: z.string().min(1),
-  ready: z.boolean().optional(),
-  file_type: z.string().min(1).optional(),
+  ready: z.boolean().default(false),
+  file_type: z.string().min(1).default("application/pdf"),
   content: Content.optional(),
   amount: Amount,
   records_fee: Amount,
@@ -204,24 +204,13 @@ export function createRetrievalControl(ctx: ModelContext): MockRetrievalRequests
       return releaseRecords(
         ctx,
         parse("releaseRecords", Id, id),
-        parsed.map((file) => ({
-          file_name: file.file_name,
-          file_type: file.file_type,
-          bytes: toBytes(file.content),
-        })),
+        parsed.map(({ content, ...file }) => ({ ...file, bytes: toBytes(content) })),
       );
     },
     addInvoice(id, invoice) {
-      const input = parse("addInvoice", InvoiceInput, invoice);
-      return addInvoice(ctx, parse("addInvoice", Id, id), {
-        file_name: input.file_name,
-        file_type: input.file_type ?? "application/pdf",
-        bytes:
-          input.content === undefined ? placeholderPdf(input.file_name) : toBytes(input.content),
-        ready: input.ready ?? false,
-        amount: input.amount ?? null,
-        records_fee: input.records_fee ?? null,
-      });
+      const { content, ...input } = parse("addInvoice", InvoiceInput, invoice);
+      const bytes = content === undefined ? placeholderPdf(input.file_name) : toBytes(content);
+      return addInvoice(ctx, parse("addInvoice", Id, id), { ...input, bytes });
     },
     markInvoiceReady(id, invoiceId) {
       return markInvoiceReady(

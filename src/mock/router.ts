@@ -61,10 +61,7 @@ function paramName(segment: string): string | undefined {
 }
 
 function matchSegments(
-  {
-    segments: pattern,
-    names,
-  }: { segments: readonly string[]; names: readonly (string | undefined)[] },
+  { segments: pattern, names }: CompiledRoute<unknown>,
   actual: readonly string[],
 ): PathParams | undefined {
   if (pattern.length !== actual.length) return undefined;

@@ -3,7 +3,6 @@ import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createMockClock, type MockClock } from "./clock.js";
 import { createFaultController, type MockFaults } from "./faults.js";
 import {
-  type ApiCall,
   type ApiRoute,
   apiErrorReply,
   type JsonReply,
@@ -186,14 +185,7 @@ export function createMockServiceCore(
     const apiKey = keys.authenticate(request.headers.get("authorization"));
     const match = api.match(method, url.pathname);
     if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
-    const call: ApiCall = {
-      request,
-      url,
-      params: match.params,
-      apiKey,
-      requestId,
-    };
-    return match.route.handle(call);
+    return match.route.handle({ request, url, params: match.params, apiKey, requestId });
   }
 
   async function serveStorage(request: Request, url: URL): Promise<Reply> {

@@ -1,7 +1,7 @@
 /**
  * Hooks into the reference server for this project's own tests. Not exported
  * from `medrecords/mock`: users drive events through the control API
- * (`retrievalRequests.setStatus(...)` and friends) once it exists.
+ * (`retrievalRequests.setStatus(...)` and friends).
  */
 
 import { createMockServiceInternal } from "./create-mock-service.js";
@@ -33,7 +33,7 @@ export function emitEventForTesting(
   return emitEvent(contextOf(mock), type, data, options);
 }
 
-/** The event log, oldest first, until GET /v2/events exists. */
+/** The event log, oldest first, whatever its retention and scopes. */
 export function eventLogForTesting(mock: MockServiceCore): EventLogEntry[] {
   return [...contextOf(mock).state.events.values()]
     .sort((a, b) => a.seq - b.seq)

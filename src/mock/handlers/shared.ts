@@ -11,7 +11,7 @@ export interface ApiCall {
   readonly url: URL;
   readonly params: PathParams;
   readonly apiKey: ApiKeyRecord;
-  /** The X-Request-Id this call is answered with (events record it in later slices). */
+  /** The X-Request-Id this call is answered with, which the events it causes record. */
   readonly requestId: string;
 }
 
@@ -43,7 +43,7 @@ export class JsonReply {
   readonly status: number;
   /** The body, `JSON.stringify` of the value. */
   readonly text: string;
-  /** Extra headers besides Content-Type (names lower case), e.g. `retry-after` of a 429. */
+  /** Extra headers besides Content-Type, e.g. `retry-after` of a 429. */
   readonly headers: Readonly<Record<string, string>> | undefined;
   constructor(status: number, text: string, headers?: Readonly<Record<string, string>>) {
     this.status = status;
@@ -62,24 +62,16 @@ export function json(status: number, body: unknown): JsonReply {
 /** The Response of a reply: a JSON reply becomes one with `Content-Type: application/json`. */
 export function toResponse(reply: Reply): Response {
   if (!(reply instanceof JsonReply)) return reply;
-  const response = new Response(reply.text, {
+  return new Response(reply.text, {
     status: reply.status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...reply.headers },
   });
-  if (reply.headers !== undefined) {
-    for (const [name, value] of Object.entries(reply.headers)) response.headers.set(name, value);
-  }
-  return response;
 }
 
 /** The spec's error body `{ error: { code, message } }` with the error's extra headers. */
 export function apiErrorReply(error: MockApiError): JsonReply {
   const text = JSON.stringify({ error: { code: error.code, message: error.message } });
-  const names = Object.keys(error.headers);
-  if (names.length === 0) return new JsonReply(error.status, text);
-  const headers: Record<string, string> = {};
-  for (const name of names) headers[name.toLowerCase()] = error.headers[name] as string;
-  return new JsonReply(error.status, text, headers);
+  return new JsonReply(error.status, text, error.headers);
 }
 
 /** For endpoints that take no query parameters: any parameter is unknown. */
@@ -148,7 +140,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
   if (Number(request.headers.get("content-length")) > MAX_BODY_BYTES) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     size += read.value.byteLength;
@@ -160,13 +152,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
     }
     chunks.push(read.value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /** Parses a body read with {@link readJsonText} against a schema, or throws 400 validation_error (or invalid_request). */

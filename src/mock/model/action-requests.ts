@@ -12,8 +12,9 @@ import { assertNotFinal } from "./retrieval-provider.js";
 import {
   type ActionRequestRecord,
   type ActionRequiredReasonValue,
+  type ActionResponseRecord,
+  actionRequestFields,
   findRetrievalRequest,
-  inField,
   openActionRequestOf,
   type StoredRetrievalRequest,
 } from "./retrieval-requests.js";
@@ -21,12 +22,7 @@ import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
 import type { ModelContext } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 
-export interface OpenActionRequestInput {
-  message: string;
-  reason: ActionRequiredReasonValue;
-  requires_attachment: boolean;
-  requires_pdf: boolean;
-}
+export type OpenActionRequestInput = Omit<OpenedActionRequest, "id" | "opened_at">;
 
 /** What `openActionRequest` returns: the request's new `pending_action_request`. */
 export interface OpenedActionRequest {
@@ -91,8 +87,7 @@ export function openActionRequest(
   stored.value.action_required_reason = actionRequest.reason;
   emitStatusChanged(ctx, stored, null);
   emitActionRequired(ctx, stored, actionRequest, null);
-  const { id, message, reason, requires_attachment, requires_pdf, opened_at } = actionRequest;
-  return { id, message, reason, requires_attachment, requires_pdf, opened_at };
+  return actionRequestFields(actionRequest);
 }
 
 export interface ActionResponseInput {
@@ -129,17 +124,15 @@ function takeAttachment(
   uploadId: string,
 ): StoredUpload {
   try {
-    return inField("attachment.upload_id", () =>
-      checkUpload(
-        ctx,
-        uploadId,
-        (upload) => upload.caseId === stored.value.case_id,
-        "upload_id does not name an upload signed under the retrieval request's case (case-level signing).",
-      ),
+    return checkUpload(
+      ctx,
+      uploadId,
+      (upload) => upload.caseId === stored.value.case_id,
+      "upload_id does not name an upload signed under the retrieval request's case (case-level signing).",
     );
   } catch (error) {
-    if (error instanceof MockApiError) throw rejected(`${error.message} (${error.code}).`);
-    throw error;
+    if (!(error instanceof MockApiError)) throw error;
+    throw rejected(`attachment.upload_id: ${error.message} (${error.code}).`);
   }
 }
 
@@ -189,12 +182,14 @@ export function respondToActionRequest(
         : "attachment: This action request must be answered with an attachment.",
     );
   }
-  if (attachment !== undefined && open.requires_pdf) {
-    if (!isPdf(attachment.fileType, attachment.bytes!)) {
-      throw rejected(
-        "attachment: This action request must be answered with a PDF (file_type application/pdf, content starting with %PDF-).",
-      );
-    }
+  if (
+    attachment !== undefined &&
+    open.requires_pdf &&
+    !isPdf(attachment.fileType, attachment.bytes!)
+  ) {
+    throw rejected(
+      "attachment: This action request must be answered with a PDF (file_type application/pdf, content starting with %PDF-).",
+    );
   }
 
   const respondedAt = touchPublic(ctx, stored);
@@ -236,10 +231,10 @@ export function respondToActionRequest(
 export interface MockActionRequest extends OpenedActionRequest {
   /** 1 when first opened, one more on each reopening. */
   opening: number;
-  /** `withdrawn`: closed unanswered because the request moved on. */
+  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
   status: "open" | "responded" | "withdrawn";
   /** The answers it got through the API, oldest first. */
-  responses: ActionRequestRecord["responses"];
+  responses: ActionResponseRecord[];
 }
 
 /** Every action request of a retrieval request, oldest first. */
@@ -248,12 +243,7 @@ export function listActionRequests(
   retrievalRequestId: string,
 ): MockActionRequest[] {
   return findRetrievalRequest(ctx, retrievalRequestId).actionRequests.map((ar) => ({
-    id: ar.id,
-    message: ar.message,
-    reason: ar.reason,
-    requires_attachment: ar.requires_attachment,
-    requires_pdf: ar.requires_pdf,
-    opened_at: ar.opened_at,
+    ...actionRequestFields(ar),
     opening: ar.opening,
     status: ar.status,
     responses: ar.responses.map((r) => ({

@@ -19,7 +19,7 @@ import {
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
-import { appendEvent } from "./event-log.js";
+import { appendEvent, type EventLogEntry } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
 import { nonPublicHostReason } from "./webhook-urls.js";
@@ -111,12 +111,9 @@ export interface OutgoingEvent {
   readonly body: string;
 }
 
-export function toOutgoing(event: {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}): OutgoingEvent {
+export function toOutgoing(
+  event: Pick<EventLogEntry, "id" | "type" | "created_at" | "data">,
+): OutgoingEvent {
   const { id, type, created_at, data } = event;
   return { id, type, body: JSON.stringify({ id, type, created_at, data }) };
 }
@@ -246,10 +243,12 @@ export interface StoredDelivery extends Stored<WebhookDelivery> {
 }
 
 export interface AttemptKind {
-  isTest: boolean;
-  isRedelivery: boolean;
-  /** When the next attempt of the event is due, if one was scheduled. */
-  nextAttemptAtMs: number | null;
+  /** @default false */
+  isTest?: boolean;
+  /** @default false */
+  isRedelivery?: boolean;
+  /** When the next attempt of the event is due, if one was scheduled. @default null */
+  nextAttemptAtMs?: number | null;
 }
 
 /**
@@ -262,7 +261,7 @@ export function recordAttempt(
   event: OutgoingEvent,
   attempt: number,
   outcome: AttemptOutcome,
-  kind: AttemptKind,
+  kind: AttemptKind = {},
 ): WebhookDelivery {
   const record: WebhookDelivery = {
     id: `whdel_${randomBase62(24)}`,
@@ -276,9 +275,9 @@ export function recordAttempt(
     duration_ms: outcome.duration_ms,
     created_at: new Date(outcome.sentAtMs).toISOString(),
     next_attempt_at:
-      kind.nextAttemptAtMs === null ? null : new Date(kind.nextAttemptAtMs).toISOString(),
-    is_test: kind.isTest,
-    is_redelivery: kind.isRedelivery,
+      kind.nextAttemptAtMs == null ? null : new Date(kind.nextAttemptAtMs).toISOString(),
+    is_test: kind.isTest ?? false,
+    is_redelivery: kind.isRedelivery ?? false,
   };
   state.deliveries.set(record.id, { seq: outcome.seq, value: record, event });
   return { ...record };
@@ -387,11 +386,7 @@ function runAttempt(
     // Counted from the failed attempt's send time, so retries fall exactly on
     // +1 min, +5 min, ... of the mock clock whatever real time the attempt took.
     const nextAttemptAtMs = delay === undefined ? null : outcome.sentAtMs + delay;
-    recordAttempt(state, webhook, event, attempt, outcome, {
-      isTest: false,
-      isRedelivery: false,
-      nextAttemptAtMs,
-    });
+    recordAttempt(state, webhook, event, attempt, outcome, { nextAttemptAtMs });
     noteAttempt(webhook, event, outcome);
     if (nextAttemptAtMs !== null) {
       ctx.clock.schedule(nextAttemptAtMs, () =>

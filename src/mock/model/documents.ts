@@ -6,7 +6,7 @@ import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { newDocumentId } from "./ids.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
-import { consumeCaseUpload } from "./uploads.js";
+import { checkUpload } from "./uploads.js";
 
 /** A document as the API returns it. */
 export interface DocumentRecord {
@@ -32,7 +32,13 @@ export function createDocument(
   input: DocumentCreate,
 ): DocumentRecord {
   assertCaseExists(ctx, caseId);
-  const upload = consumeCaseUpload(ctx, caseId, input.upload_id);
+  const upload = checkUpload(
+    ctx,
+    input.upload_id,
+    (candidate) => candidate.caseId === caseId,
+    "upload_id does not name an upload signed for this case.",
+  );
+  upload.consumed = true;
   const bytes = upload.bytes as Uint8Array;
   const now = nowIso(ctx);
   const record: DocumentRecord = {

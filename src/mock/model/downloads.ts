@@ -1,6 +1,6 @@
 /**
- * Presigned download addresses, generic so that later resources (retrieval
- * documents, invoices) issue theirs the same way as case documents.
+ * Presigned download addresses, issued the same way for case documents and
+ * for retrieval documents (records and invoices).
  */
 import { DOWNLOAD_URL_TTL_SECONDS } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";

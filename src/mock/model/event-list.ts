@@ -16,7 +16,12 @@ import {
 import type { Scope } from "../../schemas/scopes.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
-import type { EventLogEntry, OrderedEvent, StoredEvent } from "./event-log.js";
+import {
+  type EventLogEntry,
+  firstAbove,
+  type OrderedEvent,
+  type StoredEvent,
+} from "./event-log.js";
 import { type Page, type PageRequest, paginateSorted } from "./paginate.js";
 import { type ModelContext, nowMs } from "./state.js";
 
@@ -39,15 +44,9 @@ export function pruneExpiredEvents(ctx: ModelContext): void {
   const now = nowMs(ctx);
   const { events, eventOrder } = ctx.state;
   // Oldest first: the expired events are a prefix of the order.
-  let expired = 0;
-  while (
-    expired < eventOrder.length &&
-    !isRetained((eventOrder[expired] as OrderedEvent).ms, now)
-  ) {
-    events.delete((eventOrder[expired] as OrderedEvent).stored.value.id);
-    expired += 1;
-  }
-  if (expired > 0) eventOrder.splice(0, expired);
+  const retained = eventOrder.findIndex((event) => isRetained(event.ms, now));
+  const expired = eventOrder.splice(0, retained === -1 ? eventOrder.length : retained);
+  for (const { stored } of expired) events.delete(stored.value.id);
 }
 
 function render(stored: StoredEvent): EventLogEntry {
@@ -119,12 +118,8 @@ export function listEvents(
   // Newest first by created_at, then by log sequence: webhook.disabled is
   // stamped with its failed attempt's time, which may precede events logged before it.
   const range = boundedRange(order, after, before);
-  const page = paginateSorted(order, keyOf, matches, request, 2, range);
+  const page = paginateSorted(order, (e) => [e.ms, e.seq], matches, request, 2, range);
   return { ...page, results: page.results.map((item) => render(item.stored)) };
-}
-
-function keyOf(event: OrderedEvent): readonly number[] {
-  return [event.ms, event.seq];
 }
 
 /**
@@ -145,18 +140,6 @@ function boundedRange(
   const to =
     before === undefined ? order.length : firstAbove(order, before.ms - (before.subMs ? 0 : 1));
   return { from, to: Math.max(from, to) };
-}
-
-/** The index of the first event created after `ms`. */
-function firstAbove(order: readonly OrderedEvent[], ms: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((order[mid] as OrderedEvent).ms <= ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** An instant of a query bound: whole milliseconds, and whether digits below a millisecond follow. */

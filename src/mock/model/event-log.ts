@@ -8,8 +8,6 @@ import { EVENT_API_VERSION } from "../../schemas/events.js";
 import { randomHex } from "./ids.js";
 import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
-export { EVENT_API_VERSION };
-
 /** An event log entry (spec, Event). */
 export interface EventLogEntry {
   id: string;
@@ -92,31 +90,26 @@ export function appendEvent(
     if (at >= 0) order.splice(at, 1);
   }
   ctx.state.events.set(entry.id, stored);
-  insertOrdered(ctx.state.eventOrder, {
-    ms: Date.parse(entry.created_at),
+  // Its sequence is the newest, so it goes after every event of its
+  // `created_at` or earlier: at the end, except for an event stamped in the
+  // past (webhook.disabled at its failed attempt's time).
+  const ms = Date.parse(entry.created_at);
+  ctx.state.eventOrder.splice(firstAbove(ctx.state.eventOrder, ms), 0, {
+    ms,
     seq: stored.seq,
     stored,
   });
   return stored;
 }
 
-/**
- * Adds an event to the ordered index. Its sequence is the newest, so it goes
- * after every event of its `created_at` or earlier: at the end, except for
- * an event stamped in the past (webhook.disabled at its failed attempt's time).
- */
-function insertOrdered(order: OrderedEvent[], event: OrderedEvent): void {
-  const last = order[order.length - 1];
-  if (last === undefined || last.ms <= event.ms) {
-    order.push(event);
-    return;
-  }
+/** The index of the first event of `order` created after `ms`. */
+export function firstAbove(order: readonly OrderedEvent[], ms: number): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((order[mid] as OrderedEvent).ms <= event.ms) lo = mid + 1;
+    if ((order[mid] as OrderedEvent).ms <= ms) lo = mid + 1;
     else hi = mid;
   }
-  order.splice(lo, 0, event);
+  return lo;
 }

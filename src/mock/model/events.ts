@@ -1,20 +1,10 @@
 /**
  * Emitting events: every event is written to the log, then handed to the
- * delivery engine for the webhooks subscribed to it. The retrieval-request
- * control API calls `emitEvent`; until it exists, tests reach it through
- * `emitEventForTesting` (src/mock/testing.ts).
+ * delivery engine for the webhooks subscribed to it.
  */
 import { dispatchEvent, toOutgoing } from "./delivery.js";
 import { type AppendEventOptions, appendEvent, type EventLogEntry } from "./event-log.js";
 import type { ModelContext } from "./state.js";
-
-export {
-  type AppendEventOptions,
-  EVENT_API_VERSION,
-  type EventLogEntry,
-  newEventId,
-  type StoredEvent,
-} from "./event-log.js";
 
 /**
  * Logs an event at the clock's time and starts its deliveries. `data` is the

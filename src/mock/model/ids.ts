@@ -38,8 +38,7 @@ export function randomBase62(length: number): string {
 }
 
 export function randomHex(length: number): string {
-  const bytes = randomBytes(Math.ceil(length / 2));
-  return toHex(bytes).slice(0, length);
+  return toHex(randomBytes(Math.ceil(length / 2))).slice(0, length);
 }
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));

@@ -7,8 +7,6 @@ import type { ListEnvelope } from "../../schemas/common.js";
 import { MockApiError } from "../http-error.js";
 import { fromBase64Url, toBase64Url } from "./ids.js";
 
-type Direction = "next" | "previous";
-
 /**
  * Where an item stands in a list: one number (a creation sequence) or a tuple
  * compared left to right (the event log's created_at, then sequence). Lists
@@ -17,7 +15,7 @@ type Direction = "next" | "previous";
 export type PageKey = number | readonly number[];
 
 interface Cursor {
-  direction: Direction;
+  direction: "next" | "previous";
   /** Key of the item the page continues from (exclusive). */
   key: readonly number[];
 }

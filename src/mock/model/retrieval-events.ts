@@ -22,17 +22,27 @@ export const STATUS_CHANGED = "retrieval_request.status_changed";
 export const ACTION_REQUIRED = "retrieval_request.action_required";
 export const DOCUMENTS_AVAILABLE = "retrieval_request.documents_available";
 
-export function retrievalEventId(type: string, retrievalRequestId: string, occurrence: string) {
-  return `rr-${sha256Hex(`${type}\n${retrievalRequestId}\n${occurrence}`)}`;
-}
-
 function baseData(stored: StoredRetrievalRequest) {
   const { id, case_id, public_updated_at } = stored.value;
   return { retrieval_request_id: id, case_id, public_updated_at };
 }
 
-function at(stored: StoredRetrievalRequest): number {
-  return Date.parse(stored.value.public_updated_at);
+/** Emits a retrieval event with its deterministic id, at the request's `public_updated_at`. */
+function emitRetrievalEvent(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  type: string,
+  occurrence: string,
+  data: Record<string, unknown>,
+  requestId: string | null,
+  logData?: Record<string, unknown>,
+): string {
+  return emitEvent(ctx, type, data, {
+    id: `rr-${sha256Hex(`${type}\n${stored.value.id}\n${occurrence}`)}`,
+    requestId,
+    atMs: Date.parse(stored.value.public_updated_at),
+    logData,
+  }).id;
 }
 
 /** status_changed; the log entry also carries status, stage and action_required_reason. */
@@ -43,12 +53,16 @@ export function emitStatusChanged(
 ): string {
   const data = baseData(stored);
   const { status, stage, action_required_reason } = stored.value;
-  return emitEvent(ctx, STATUS_CHANGED, data, {
-    id: retrievalEventId(STATUS_CHANGED, stored.value.id, data.public_updated_at),
+  const logData = { ...data, status, stage, action_required_reason };
+  return emitRetrievalEvent(
+    ctx,
+    stored,
+    STATUS_CHANGED,
+    data.public_updated_at,
+    data,
     requestId,
-    atMs: at(stored),
-    logData: { ...data, status, stage, action_required_reason },
-  }).id;
+    logData,
+  );
 }
 
 export function emitActionRequired(
@@ -58,16 +72,8 @@ export function emitActionRequired(
   requestId: string | null,
 ): string {
   const occurrence = `${actionRequest.id}\n${actionRequest.opening}`;
-  return emitEvent(
-    ctx,
-    ACTION_REQUIRED,
-    { ...baseData(stored), action_request_id: actionRequest.id },
-    {
-      id: retrievalEventId(ACTION_REQUIRED, stored.value.id, occurrence),
-      requestId,
-      atMs: at(stored),
-    },
-  ).id;
+  const data = { ...baseData(stored), action_request_id: actionRequest.id };
+  return emitRetrievalEvent(ctx, stored, ACTION_REQUIRED, occurrence, data, requestId);
 }
 
 /** documents_available for records (`invoice` false) or for invoices, whose ids are also `invoice_ids`. */
@@ -81,9 +87,5 @@ export function emitDocumentsAvailable(
   const occurrence = [...documentIds].sort().join(",");
   const data: Record<string, unknown> = { ...baseData(stored), document_ids: [...documentIds] };
   if (invoice) data.invoice_ids = [...documentIds];
-  return emitEvent(ctx, DOCUMENTS_AVAILABLE, data, {
-    id: retrievalEventId(DOCUMENTS_AVAILABLE, stored.value.id, occurrence),
-    requestId,
-    atMs: at(stored),
-  }).id;
+  return emitRetrievalEvent(ctx, stored, DOCUMENTS_AVAILABLE, occurrence, data, requestId);
 }

@@ -105,8 +105,8 @@ function addDocument(
   ctx: ModelContext,
   stored: StoredRetrievalRequest,
   kind: "record" | "invoice",
-  file: NewFile,
-  extra: { ready: boolean; amount: number | null; recordsFee: number | null; createdAt: string },
+  file: NewInvoice,
+  createdAt: string,
 ): StoredRetrievalDocument {
   const document: StoredRetrievalDocument = {
     seq: nextSequence(ctx.state),
@@ -116,12 +116,12 @@ function addDocument(
       file_name: file.file_name,
       file_type: file.file_type,
       file_size: file.bytes.byteLength,
-      ready: extra.ready,
-      created_at: extra.createdAt,
+      ready: file.ready,
+      created_at: createdAt,
     },
     bytes: file.bytes.slice(),
-    amount: extra.amount,
-    recordsFee: extra.recordsFee,
+    amount: file.amount,
+    recordsFee: file.records_fee,
   };
   stored.documents.push(document);
   return document;
@@ -131,14 +131,9 @@ function addDocument(
 export function releaseRecords(ctx: ModelContext, id: string, files: readonly NewFile[]): string[] {
   const stored = findRetrievalRequest(ctx, id);
   const createdAt = touchPublic(ctx, stored);
+  const record = { ready: true, amount: null, records_fee: null };
   const ids = files.map(
-    (file) =>
-      addDocument(ctx, stored, "record", file, {
-        ready: true,
-        amount: null,
-        recordsFee: null,
-        createdAt,
-      }).value.id,
+    (file) => addDocument(ctx, stored, "record", { ...file, ...record }, createdAt).value.id,
   );
   emitDocumentsAvailable(ctx, stored, ids, false, null);
   return ids;
@@ -157,13 +152,7 @@ export interface NewInvoice extends NewFile {
  */
 export function addInvoice(ctx: ModelContext, id: string, invoice: NewInvoice): string {
   const stored = findRetrievalRequest(ctx, id);
-  const createdAt = touchPublic(ctx, stored);
-  const document = addDocument(ctx, stored, "invoice", invoice, {
-    ready: invoice.ready,
-    amount: invoice.amount,
-    recordsFee: invoice.records_fee,
-    createdAt,
-  });
+  const document = addDocument(ctx, stored, "invoice", invoice, touchPublic(ctx, stored));
   if (invoice.ready) emitDocumentsAvailable(ctx, stored, [document.value.id], true, null);
   return document.value.id;
 }

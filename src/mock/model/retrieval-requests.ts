@@ -14,6 +14,7 @@ import type {
   RetrievalRequestCreate,
 } from "../../schemas/retrieval-requests.js";
 import { MockApiError, notFound } from "../http-error.js";
+import type { MockActionRequest } from "./action-requests.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
@@ -30,7 +31,6 @@ export type ActionRequiredReasonValue = (typeof ACTION_REQUIRED_REASONS)[number]
 /** The currency of every amount in the mock. */
 export const MOCK_CURRENCY = "USD";
 
-/** A file taken from an upload: auth_form, an attachment, or an answer's attachment. */
 /** A file uploaded to the mock's storage origin and consumed by a request. */
 export interface UploadedFile {
   /** The upload_id it was signed under. */
@@ -52,7 +52,6 @@ export interface StoredRetrievalDocument extends Stored<RetrievalDocument> {
   readonly recordsFee: number | null;
 }
 
-/** One answer given to an action request. */
 /** One answer to an action request, as the mock recorded it. */
 export interface ActionResponseRecord {
   /** Trimmed. */
@@ -72,18 +71,7 @@ export interface ActionResponseRecord {
 }
 
 /** A client action request over its whole life: opened, answered, reopened. */
-export interface ActionRequestRecord {
-  id: string;
-  message: string;
-  reason: ActionRequiredReasonValue;
-  requires_attachment: boolean;
-  requires_pdf: boolean;
-  opened_at: string;
-  /** 1 when first opened, then one more on each reopening. */
-  opening: number;
-  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
-  status: "open" | "responded" | "withdrawn";
-  responses: ActionResponseRecord[];
+export interface ActionRequestRecord extends MockActionRequest {
   /** Bytes of each answer's attachment, by upload id. */
   attachments: Map<string, Uint8Array>;
 }
@@ -118,8 +106,6 @@ export interface StoredRetrievalRequest extends Stored<RetrievalRequestRecord> {
   pendingActionRequestId: string | null;
 }
 
-// ---------------------------------------------------------------- reading
-
 export function findRetrievalRequest(ctx: ModelContext, id: string): StoredRetrievalRequest {
   const stored = ctx.state.retrieval.requests.get(id);
   if (stored === undefined) throw notFound("The retrieval request does not exist.");
@@ -131,6 +117,12 @@ export function openActionRequestOf(
 ): ActionRequestRecord | undefined {
   const id = stored.pendingActionRequestId;
   return id === null ? undefined : stored.actionRequests.find((ar) => ar.id === id);
+}
+
+/** An action request as the API shows it: its `pending_action_request` form. */
+export function actionRequestFields(actionRequest: ActionRequestRecord) {
+  const { id, message, reason, requires_attachment, requires_pdf, opened_at } = actionRequest;
+  return { id, message, reason, requires_attachment, requires_pdf, opened_at };
 }
 
 const sumOrNull = (values: (number | null)[]): number | null => {
@@ -154,17 +146,7 @@ export function renderRetrievalRequest(
     status: v.status,
     stage: v.stage,
     action_required_reason: v.action_required_reason,
-    pending_action_request:
-      pending === undefined
-        ? null
-        : {
-            id: pending.id,
-            message: pending.message,
-            reason: pending.reason,
-            requires_attachment: pending.requires_attachment,
-            requires_pdf: pending.requires_pdf,
-            opened_at: pending.opened_at,
-          },
+    pending_action_request: pending === undefined ? null : actionRequestFields(pending),
     public_updated_at: v.public_updated_at,
     costs: {
       records_fee: sumOrNull(invoices.map((d) => d.recordsFee)),
@@ -267,8 +249,6 @@ export function downloadRetrievalDocument(
   });
 }
 
-// ---------------------------------------------------------------- creation
-
 /** Where a create or an answer may take an upload from. */
 function takeFrom(upload: StoredUpload): UploadedFile {
   const bytes = upload.bytes as Uint8Array;
@@ -282,7 +262,7 @@ function takeFrom(upload: StoredUpload): UploadedFile {
 }
 
 /** Prefixes an upload error with the field it came from, keeping its status and code. */
-export function inField<T>(field: string, check: () => T): T {
+function inField<T>(field: string, check: () => T): T {
   try {
     return check();
   } catch (error) {

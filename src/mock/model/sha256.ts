@@ -45,14 +45,7 @@ export function sha256Hex(text: string): string {
       const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
       w[i] = w[i - 16]! + s0 + w[i - 7]! + s1;
     }
-    let a = hash[0]!;
-    let b = hash[1]!;
-    let c = hash[2]!;
-    let d = hash[3]!;
-    let e = hash[4]!;
-    let f = hash[5]!;
-    let g = hash[6]!;
-    let h = hash[7]!;
+    let [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0] = hash;
     for (let i = 0; i < 64; i++) {
       const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
       const ch = (e & f) ^ (~e & g);

@@ -113,31 +113,12 @@ async function etagOf(bytes: Uint8Array): Promise<string> {
 }
 
 /**
- * Takes a signed upload for a new case document. Checks, in order: the
- * upload_id was signed under this case (400 upload_not_found otherwise, also
- * for retrieval-level uploads), not used yet (upload_consumed), at most one
- * hour old (upload_expired), and its bytes arrived (upload_incomplete).
- */
-export function consumeCaseUpload(
-  ctx: ModelContext,
-  caseId: string,
-  uploadId: string,
-): StoredUpload {
-  const upload = checkUpload(
-    ctx,
-    uploadId,
-    (candidate) => candidate.caseId === caseId,
-    "upload_id does not name an upload signed for this case.",
-  );
-  upload.consumed = true;
-  return upload;
-}
-
-/**
  * Checks an upload without taking it, so that a request using several can
- * check them all before consuming any. The checks and codes of
- * `consumeCaseUpload`, with `accepts` deciding where the upload may be used
- * (`notFoundMessage` when it may not, or does not exist). Set `consumed` to take it.
+ * check them all before consuming any. Checks, in order: it exists and
+ * `accepts` says it may be used here (400 upload_not_found with
+ * `notFoundMessage` otherwise), not used yet (upload_consumed), at most one
+ * hour old (upload_expired), and its bytes arrived (upload_incomplete).
+ * Set `consumed` to take it.
  */
 export function checkUpload(
   ctx: ModelContext,

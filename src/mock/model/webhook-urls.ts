@@ -89,15 +89,8 @@ export function nonPublicReason(address: string): string | undefined {
 /** The four octets of a dotted-decimal IPv4 address. */
 export function parseIPv4(text: string): number[] | undefined {
   const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
-  const octets: number[] = [];
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
-    const value = Number(part);
-    if (value > 255) return undefined;
-    octets.push(value);
-  }
-  return octets;
+  const isOctet = (part: string) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255;
+  return parts.length === 4 && parts.every(isOctet) ? parts.map(Number) : undefined;
 }
 
 /** The eight 16-bit groups of an IPv6 address (zone id ignored, IPv4 tail allowed). */
@@ -116,12 +109,9 @@ export function parseIPv6(text: string): number[] | undefined {
   if (halves.length > 2) return undefined;
   const groupsOf = (part: string | undefined): number[] | undefined => {
     if (part === undefined || part === "") return [];
-    const groups: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-f]{1,4}$/i.test(group)) return undefined;
-      groups.push(Number.parseInt(group, 16));
-    }
-    return groups;
+    const groups = part.split(":");
+    if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return undefined;
+    return groups.map((group) => Number.parseInt(group, 16));
   };
   const head = groupsOf(halves[0]);
   const back = groupsOf(halves[1]);
@@ -165,16 +155,7 @@ function ipv4Reason(octets: number[]): string | undefined {
 }
 
 function ipv6Reason(g: number[]): string | undefined {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   const embedded = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff];
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeroTo(8)) return "an unspecified address";

@@ -58,7 +58,7 @@ export async function createWebhook(
     id: `wh_${randomBase62(24)}`,
     name: input.name,
     url: input.url,
-    events: unique(input.events),
+    events: [...new Set(input.events)],
     description: input.description ?? null,
     is_enabled: true,
     consecutive_failures: 0,
@@ -106,7 +106,7 @@ export async function updateWebhook(
   const next: Webhook = { ...stored.value };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.url !== undefined) next.url = patch.url;
-  if (patch.events !== undefined) next.events = unique(patch.events);
+  if (patch.events !== undefined) next.events = [...new Set(patch.events)];
   if (patch.description !== undefined) next.description = patch.description;
   if (patch.is_enabled !== undefined) next.is_enabled = patch.is_enabled;
   if (patch.is_enabled === true && !stored.value.is_enabled) {
@@ -162,11 +162,7 @@ export async function testWebhook(
   });
   const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
   if (ctx.state === state && state.webhooks.get(webhookId) === stored) {
-    recordAttempt(state, stored, event, 1, outcome, {
-      isTest: true,
-      isRedelivery: false,
-      nextAttemptAtMs: null,
-    });
+    recordAttempt(state, stored, event, 1, outcome, { isTest: true });
   }
   return {
     success: outcome.success,
@@ -223,11 +219,7 @@ export async function redeliver(
     throw notFound("The webhook was deleted during the redelivery.");
   }
   if (!isTest) noteAttempt(stored, event, outcome);
-  return recordAttempt(state, stored, event, 1, outcome, {
-    isTest,
-    isRedelivery: true,
-    nextAttemptAtMs: null,
-  });
+  return recordAttempt(state, stored, event, 1, outcome, { isTest, isRedelivery: true });
 }
 
 function findWebhook(ctx: ModelContext, webhookId: string): StoredWebhook {
@@ -243,10 +235,6 @@ function assertNameFree(ctx: ModelContext, name: string, exceptId: string | unde
       throw new MockApiError(409, "conflict", "A webhook with this name already exists.");
     }
   }
-}
-
-function unique<T>(values: readonly T[]): T[] {
-  return [...new Set(values)];
 }
 
 function copy(stored: StoredWebhook): Webhook {
