@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
-import { type RequestErrorCode, requestErrorCode } from "../schemas/common.js";
+import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
   ConnectionError,
@@ -69,7 +69,7 @@ export function validateInput<S extends z.ZodType>(
 /** The error of a request the SDK refused itself, as the service would have answered it. */
 function notSent(
   where: string,
-  code: RequestErrorCode,
+  code: ReturnType<typeof requestErrorCode>,
   issues: ValidationIssue[],
 ): ValidationError | InvalidRequestError {
   const init = { status: 400, code, message: describeIssues(issues), issues };
