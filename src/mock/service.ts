@@ -129,7 +129,7 @@ export interface MockService extends MockServiceCore {
   readonly handlers: HttpHandler[];
 }
 
-// The model behind each service, for src/mock/testing.ts (not exported from medrecords/mock).
+// The model behind each service, for test/helpers/mock-internals.ts (not exported from medrecords/mock).
 const contexts = new WeakMap<MockServiceCore, ModelContext>();
 
 /** The model context of a service made by `createMockService` or `startMockServer`. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { Checkpoint } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { runCli, runCliPipedTo, runCliWithoutReader, startCli } from "../helpers/cli.js";
 import { tempDir } from "../poller/helpers.js";

@@ -11,7 +11,7 @@ import { EVENTS_TAIL_HELP, eventsTail } from "../../src/cli/events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "../../src/cli/usage-error.js";
 import { type AnyEvent, MedRecords } from "../../src/index.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
 const DAY = 86_400_000;

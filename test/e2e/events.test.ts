@@ -16,7 +16,7 @@ import {
   ResponseValidationError,
   ValidationError,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   ACTION_REQUIRED,
   actionRequired,

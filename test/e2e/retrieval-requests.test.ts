@@ -14,7 +14,7 @@ import {
   ValidationError,
 } from "../../src/index.js";
 import type { MockServiceCore } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../../src/mock/testing.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
 import { useReferenceServers } from "./transport.js";
 

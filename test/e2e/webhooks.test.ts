@@ -18,7 +18,7 @@ import {
   ValidationError,
   type WebhookCreate,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   createWebhookHandler,
   toNodeListener,

@@ -2,8 +2,8 @@
 import type { MockServiceCore } from "../../src/mock/index.js";
 import { appendEvent, type EventLogEntry } from "../../src/mock/model/event-log.js";
 import { contextOf } from "../../src/mock/service.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
 import type { Event, SubscribableEventType } from "../../src/schemas/events.js";
+import { emitEventForTesting } from "./mock-internals.js";
 
 // Each name checked against the schemas' lists, so that a renamed type fails to compile here.
 export const STATUS_CHANGED = "retrieval_request.status_changed" satisfies SubscribableEventType;

@@ -10,7 +10,7 @@ import {
   createMockServiceForTesting,
   emitEventForTesting,
   eventLogForTesting,
-} from "../../src/mock/testing.js";
+} from "../helpers/mock-internals.js";
 import { Event } from "../../src/schemas/events.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,

@@ -1,7 +1,7 @@
 /** The reference server's webhook endpoints over plain HTTP: every rule at its boundary. */
 import { describe, expect, it } from "vitest";
 import type { MockServiceOptions } from "../../src/mock/index.js";
-import { emitEventForTesting, eventLogForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting, eventLogForTesting } from "../helpers/mock-internals.js";
 import {
   Webhook,
   WebhookCreateResponse,

@@ -10,7 +10,7 @@ import {
   memoryCheckpoint,
   PermissionError,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   actionRequired,
   STATUS_CHANGED,

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMockService, type MockServiceOptions } from "../../src/mock/index.js";
-import { emitEventForTesting } from "../../src/mock/testing.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 
 const EVENT = "retrieval_request.status_changed";
 const PUBLIC_URL = "https://hooks.example.test/medrecords";

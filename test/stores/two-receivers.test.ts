@@ -18,7 +18,7 @@ import {
 import { MedRecords } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../../src/mock/testing.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { isNewerRetrievalRequest, redisDedupeStore } from "../../src/webhooks/index.js";
 import { createApi } from "../mock/helpers.js";

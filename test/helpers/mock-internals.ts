@@ -1,19 +1,19 @@
 /**
- * Hooks into the reference server for this project's own tests. Not exported
- * from `medrecords/mock`: users drive events through the control API
- * (`retrievalRequests.setStatus(...)` and friends).
+ * Hooks into the reference server's model for this project's own tests: kept
+ * out of src/ and of `medrecords/mock`, whose users drive events through the
+ * control API (`retrievalRequests.setStatus(...)` and friends).
  */
 
-import { createMockServiceInternal } from "./create-mock-service.js";
-import type { EventLogEntry } from "./model/event-log.js";
-import { emitEvent } from "./model/events.js";
+import { createMockServiceInternal } from "../../src/mock/create-mock-service.js";
+import type { EventLogEntry } from "../../src/mock/model/event-log.js";
+import { emitEvent } from "../../src/mock/model/events.js";
 import {
   contextOf,
   type InternalMockServiceOptions,
   type MockService,
   type MockServiceCore,
   type MockServiceOptions,
-} from "./service.js";
+} from "../../src/mock/service.js";
 
 /** `createMockService` with the internal options (a short delivery timeout). */
 export function createMockServiceForTesting(
