@@ -391,10 +391,6 @@ function oneLine(text: string): string {
 }
 
 function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+  const protocol = URL.parse(value)?.protocol;
+  return protocol === "http:" || protocol === "https:";
 }
