@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { Checkpoint } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
-import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { runCli, runCliPipedTo, runCliWithoutReader, startCli } from "../helpers/cli.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { tempDir } from "../poller/helpers.js";
 
 const START = "2026-06-15T12:00:00.000Z";

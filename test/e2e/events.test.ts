@@ -16,7 +16,6 @@ import {
   ResponseValidationError,
   ValidationError,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   ACTION_REQUIRED,
   actionRequired,
@@ -26,6 +25,7 @@ import {
   WEBHOOK_DISABLED,
   webhookDisabled,
 } from "../helpers/events.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { tempDir } from "../poller/helpers.js";
 import { useReferenceServers } from "./transport.js";
 

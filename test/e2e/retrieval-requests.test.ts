@@ -14,8 +14,8 @@ import {
   ValidationError,
 } from "../../src/index.js";
 import type { MockServiceCore } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";

@@ -18,12 +18,12 @@ import {
   ValidationError,
   type WebhookCreate,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   createWebhookHandler,
   toNodeListener,
   type WebhookEvent,
 } from "../../src/webhooks/index.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { webhookUrlOfLength } from "../helpers/webhook-url.js";
 import { useReferenceServers } from "./transport.js";
 

@@ -5,9 +5,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { MockService } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { Event, SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
 import type { RetrievalRequest } from "../../src/schemas/retrieval-requests.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { type Api, START, setup } from "./helpers.js";
 import { createRetrieval, EVENT_ID, eventsOf } from "./retrieval-helpers.js";
 

@@ -1,9 +1,9 @@
 /** Shortcuts of the retrieval tests: uploads, a created request, its events. */
 import { expect } from "vitest";
 import type { MockService } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import type { RetrievalRequest } from "../../src/schemas/retrieval-requests.js";
 import type { SignUploadResponse } from "../../src/schemas/uploads.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { type Api, bytesOf, createCase, putBytes, signUpload } from "./helpers.js";
 
 export const PDF = "%PDF-1.7\nsigned HIPAA authorization\n%%EOF\n";

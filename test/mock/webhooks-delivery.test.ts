@@ -6,11 +6,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import { contextOf } from "../../src/mock/service.js";
-import {
-  createMockServiceForTesting,
-  emitEventForTesting,
-  eventLogForTesting,
-} from "../helpers/mock-internals.js";
 import { Event } from "../../src/schemas/events.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,
@@ -20,6 +15,11 @@ import {
   type WebhookTestResult,
 } from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
+import {
+  createMockServiceForTesting,
+  emitEventForTesting,
+  eventLogForTesting,
+} from "../helpers/mock-internals.js";
 import { type Api, createApi, START } from "./helpers.js";
 import {
   createWebhook,

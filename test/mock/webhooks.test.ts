@@ -1,7 +1,6 @@
 /** The reference server's webhook endpoints over plain HTTP: every rule at its boundary. */
 import { describe, expect, it } from "vitest";
 import type { MockServiceOptions } from "../../src/mock/index.js";
-import { emitEventForTesting, eventLogForTesting } from "../helpers/mock-internals.js";
 import {
   Webhook,
   WebhookCreateResponse,
@@ -9,6 +8,7 @@ import {
   WebhookTestResult,
 } from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
+import { emitEventForTesting, eventLogForTesting } from "../helpers/mock-internals.js";
 import { webhookUrlOfLength } from "../helpers/webhook-url.js";
 import { createApi, expectError, setup } from "./helpers.js";
 import { createWebhook, EVENT, healthOf, readWebhook, statusData } from "./webhook-helpers.js";

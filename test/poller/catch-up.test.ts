@@ -10,7 +10,6 @@ import {
   memoryCheckpoint,
   PermissionError,
 } from "../../src/index.js";
-import { emitEventForTesting } from "../helpers/mock-internals.js";
 import {
   actionRequired,
   STATUS_CHANGED,
@@ -18,6 +17,7 @@ import {
   WEBHOOK_DISABLED,
   webhookDisabled,
 } from "../helpers/events.js";
+import { emitEventForTesting } from "../helpers/mock-internals.js";
 import { DAY, emitMany, idsOf, logOldestFirst, START, setup, statsOf } from "./helpers.js";
 
 describe("catch-up order and completeness", () => {

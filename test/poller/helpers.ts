@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { type CatchUpPoller, MedRecords } from "../../src/index.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
 import type { EventLogEntry } from "../../src/mock/model/event-log.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { type CatchUpDiagnostics, diagnostics } from "../../src/poller/catch-up.js";
 import type { AnyEvent } from "../../src/schemas/event-list.js";
 import { statusChanged } from "../helpers/events.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 
 export const START = "2026-03-01T10:00:00.000Z";
 export const DAY = 86_400_000;

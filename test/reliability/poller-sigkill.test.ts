@@ -31,9 +31,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomInt, seededRandom } from "../../src/internal/seeded-random.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { bundledScript } from "../helpers/bundle.js";
 import { statusChanged } from "../helpers/events.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
 import type { WorkerConfig } from "./poller-worker.js";
 

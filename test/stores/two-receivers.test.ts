@@ -18,9 +18,9 @@ import {
 import { MedRecords } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import { createMockService, type MockService } from "../../src/mock/index.js";
-import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { isNewerRetrievalRequest, redisDedupeStore } from "../../src/webhooks/index.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { createApi } from "../mock/helpers.js";
 import { createRetrieval } from "../mock/retrieval-helpers.js";
 import { connectRedis, describeWithServers, type RedisClient, uniqueName } from "./servers.js";
