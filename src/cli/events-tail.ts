@@ -391,6 +391,7 @@ function oneLine(text: string): string {
 }
 
 function isHttpUrl(value: string): boolean {
-  const protocol = URL.parse(value)?.protocol;
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:";
 }

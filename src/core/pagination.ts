@@ -137,10 +137,5 @@ export function paginate<O extends Operation & { readonly list: true }>(
 }
 
 function cursorOf(link: string | null): string | null {
-  if (link === null) return null;
-  try {
-    return new URL(link).searchParams.get("cursor");
-  } catch {
-    return null;
-  }
+  return link !== null && URL.canParse(link) ? new URL(link).searchParams.get("cursor") : null;
 }

@@ -121,12 +121,10 @@ export class Core {
         "Missing base URL: pass `baseUrl` to `new MedRecords({ baseUrl })` or set MEDRECORDS_BASE_URL.",
       );
     }
-    let parsed: URL;
-    try {
-      parsed = new URL(baseUrl);
-    } catch {
+    if (!URL.canParse(baseUrl)) {
       throw new MedRecordsError("`baseUrl` is not an absolute URL, e.g. https://api.example.com.");
     }
+    const parsed = new URL(baseUrl);
     if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
@@ -170,14 +168,12 @@ export class Core {
   /** The absolute address of a call, refusing a link to any origin but `baseUrl`'s. */
   resolveUrl(op: Operation, input: CallInput, query?: URLSearchParams): string {
     if (input.url !== undefined) {
-      let url: URL;
-      try {
-        url = new URL(input.url, this.baseUrl);
-      } catch {
+      if (!URL.canParse(input.url, this.baseUrl)) {
         throw new MedRecordsError(
           `Refusing to follow a link that is not a URL, from ${this.origin}.`,
         );
       }
+      const url = new URL(input.url, this.baseUrl);
       if (url.origin !== this.origin) {
         throw new MedRecordsError(
           `Refusing to follow a link to ${url.origin}: the API key is only sent to ${this.origin}.`,

@@ -80,7 +80,8 @@ export function controlGuard(host: string, port: number): ControlGuard {
 /** `host:port` as URL serializes it (lowercase, IPv6 in brackets and compressed, no port 80), or undefined when it is not just an authority. */
 function authorityOf(text: string): string | undefined {
   if (text === "" || /[/\\@?#\s]/.test(text)) return undefined;
-  return URL.parse(`http://${text}`)?.host;
+  const url = `http://${text}`;
+  return URL.canParse(url) ? new URL(url).host : undefined;
 }
 
 /** A host (no port) as URL serializes it: `[::1]` for `::1` or `[::1]`. */
@@ -92,8 +93,9 @@ function hostOf(host: string): string | undefined {
 
 function isOwnOrigin(origin: string, accepted: ReadonlySet<string>): boolean {
   // `null` (a sandboxed frame, a file: page) or several Origin fields joined do not parse: not this server.
-  const url = URL.parse(origin);
-  return url?.protocol === "http:" && url.origin === origin && accepted.has(url.host);
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  return url.protocol === "http:" && url.origin === origin && accepted.has(url.host);
 }
 
 /** The host name and interface addresses (without IPv6 zone ids, which no Host can carry). */

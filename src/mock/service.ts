@@ -272,12 +272,10 @@ function errorReply(error: unknown): JsonReply {
 }
 
 function toOrigin(value: string, option: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
+  if (!URL.canParse(value)) {
     throw new TypeError(`createMockService: ${option} must be an absolute http(s) URL.`);
   }
+  const url = new URL(value);
   if (
     (url.protocol !== "http:" && url.protocol !== "https:") ||
     url.pathname !== "/" ||

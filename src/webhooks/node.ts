@@ -141,7 +141,8 @@ function toRequest(req: NodeRequest, method: string, body: Uint8Array | undefine
 function requestUrl(req: NodeRequest): string {
   const path = req.originalUrl ?? req.url ?? "/";
   // The Host header is the client's to choose: fall back when it is not a host.
-  return URL.parse(path, `http://${req.headers.host ?? "localhost"}`)?.href ?? "http://localhost/";
+  const base = `http://${req.headers.host ?? "localhost"}`;
+  return URL.canParse(path, base) ? new URL(path, base).href : "http://localhost/";
 }
 
 function send(res: ServerResponse, status: number, body: string, contentType: string): void {
