@@ -3,7 +3,9 @@
  * prints where it listens and a ready API key (a mock key, worthless outside
  * this process), and stops cleanly on SIGINT/SIGTERM, freeing its ports.
  */
+import { once } from "node:events";
 import { readFile } from "node:fs/promises";
+import * as z from "zod";
 import { isLoopbackHost } from "../mock/control-guard.js";
 import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
 import type { Scope } from "../mock/model/api-keys.js";
@@ -154,20 +156,21 @@ function describe(details: {
   return lines.join("\n");
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) =>
-    signal.addEventListener("abort", () => resolve(), { once: true }),
-  );
+async function aborted(signal: AbortSignal): Promise<void> {
+  if (!signal.aborted) await once(signal, "abort");
 }
 
 /** What a seed file may hold; each object is created through the API, so every rule applies. */
-interface Seed {
-  now?: string;
-  cases?: unknown[];
-  requestors?: unknown[];
-  webhooks?: unknown[];
-}
+const Seed = z.strictObject({
+  now: z
+    .string()
+    .refine((value) => Number.isFinite(Date.parse(value)), "must be an ISO 8601 date")
+    .optional(),
+  cases: z.array(z.unknown()).optional(),
+  requestors: z.array(z.unknown()).optional(),
+  webhooks: z.array(z.unknown()).optional(),
+});
+type Seed = z.infer<typeof Seed>;
 
 interface SeedResult {
   cases: string[];
@@ -175,7 +178,6 @@ interface SeedResult {
   webhooks: { id: string; url: string; secret: string }[];
 }
 
-const SEED_KEYS = ["now", "cases", "requestors", "webhooks"] as const;
 const READ_FAILURES: Record<string, string> = {
   ENOENT: "no such file",
   EACCES: "permission denied",
@@ -197,26 +199,15 @@ async function readSeed(path: string): Promise<Seed> {
   } catch (error) {
     throw new CommandError(`seed file ${path} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof seed !== "object" || seed === null || Array.isArray(seed)) {
-    throw new CommandError(`seed file ${path} must hold a JSON object`);
+  const parsed = Seed.safeParse(seed);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `"${issue.path.join(".")}"` : "the top level";
+    throw new CommandError(
+      `seed file ${path}: ${where}: ${issue?.message}; it holds an object with now, cases, requestors and webhooks`,
+    );
   }
-  for (const [key, value] of Object.entries(seed)) {
-    if (!(SEED_KEYS as readonly string[]).includes(key)) {
-      throw new CommandError(
-        `seed file ${path}: unknown key "${key}"; expected ${SEED_KEYS.join(", ")}`,
-      );
-    }
-    const ok =
-      key === "now"
-        ? typeof value === "string" && Number.isFinite(Date.parse(value))
-        : Array.isArray(value);
-    if (!ok) {
-      throw new CommandError(
-        `seed file ${path}: "${key}" must be ${key === "now" ? "an ISO 8601 date" : "an array"}`,
-      );
-    }
-  }
-  return seed as Seed;
+  return parsed.data;
 }
 
 async function applySeed(server: MockServer, path: string, seed: Seed): Promise<SeedResult> {

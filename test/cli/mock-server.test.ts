@@ -308,6 +308,20 @@ describe("medrecords mock refuses bad input with one line and a non-zero exit", 
     expect(oneLine(broken.stderr)).toHaveLength(1);
     expect(broken.stderr).toMatch(/seed file .*broken\.json is not JSON/);
 
+    // The file's own shape: an unknown key, a list that is not an array, a time that is not one.
+    for (const [name, content, said] of [
+      ["unknown-key", { cases: [], tasks: [] }, /the top level: .*tasks/],
+      ["not-array", { webhooks: {} }, /"webhooks": .*array/],
+      ["bad-now", { now: "yesterday" }, /"now": must be an ISO 8601 date/],
+      ["not-object", [], /the top level: .*object/],
+    ] as const) {
+      await writeFile(`${dir}/${name}.json`, JSON.stringify(content));
+      const shaped = await runCli(["mock", "--port", "0", "--seed", `${dir}/${name}.json`]);
+      expect(shaped.code, name).toBe(1);
+      expect(oneLine(shaped.stderr), name).toHaveLength(1);
+      expect(shaped.stderr, name).toMatch(said);
+    }
+
     await writeFile(`${dir}/refused.json`, JSON.stringify({ cases: [{ title: "" }] }));
     const refused = await runCli(["mock", "--port", "0", "--seed", `${dir}/refused.json`]);
     expect(refused.code).toBe(1);
