@@ -45,9 +45,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * when they were set (verifyWebhook 3 412, client 48 063; esbuild 0.28,
  * zod 4.6, ky 2.1). Raise one only with the reason in the commit.
  * verifyWebhook: 4 020 in 0.2, after the deep-nesting guard and the cap on
- * v1= candidates (README, Benchmarks).
+ * v1= candidates; client: 53 650 in 0.2, reading the operation contract
+ * (README, Benchmarks).
  */
-const BUDGET = { verifyWebhook: 4_400, client: 53_000 } as const;
+const BUDGET = { verifyWebhook: 4_400, client: 59_000 } as const;
 
 const ENTRIES = {
   verifyWebhook: `import { verifyWebhook } from "medrecords/webhooks";\nexport { verifyWebhook };\n`,
