@@ -17,15 +17,23 @@ export interface CliRun {
   stderr: string;
 }
 
+/** The CLI as a child process on this Node, stdout and stderr piped. */
+async function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<ChildProcess> {
+  return spawn(process.execPath, [await cliPath(), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
 /** Runs the CLI to its end. */
 export async function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, [await cliPath(), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = await spawnCli(args, env);
   return finished(child);
 }
 
@@ -34,10 +42,7 @@ export async function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<{ child: ChildProcess; firstLine: string; exited: Promise<CliRun> }> {
-  const child = spawn(process.execPath, [await cliPath(), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = await spawnCli(args, env);
   const exited = finished(child);
   const firstLine = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -58,10 +63,7 @@ export async function runCliWithoutReader(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, [await cliPath(), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = await spawnCli(args, env);
   const exited = finished(child);
   child.stdout?.destroy();
   return exited;
