@@ -12,7 +12,6 @@ import {
   json,
   NoQuery,
   parseJsonBody,
-  type Reply,
   readJsonText,
   readNoBody,
   readQuery,
@@ -85,7 +84,7 @@ export function bind<O extends Operation, B extends z.ZodType | undefined = Body
   const beforeValidation = bodyHas("before-validation");
   const afterValidation = bodyHas("after-validation");
 
-  const render = (result: unknown, url: URL): Reply => {
+  const render = (result: unknown, url: URL): Response => {
     if (operation.status === 204) return new Response(null, { status: 204 });
     if (operation.list !== true) return json(operation.status, result);
     const page = result as ListResult;
@@ -96,7 +95,7 @@ export function bind<O extends Operation, B extends z.ZodType | undefined = Body
     );
   };
 
-  const run = (call: ApiCall, query: unknown, body: unknown): Reply | Promise<Reply> => {
+  const run = (call: ApiCall, query: unknown, body: unknown): Response | Promise<Response> => {
     const bound = {
       params: call.params,
       query,
@@ -115,7 +114,7 @@ export function bind<O extends Operation, B extends z.ZodType | undefined = Body
       : render(result, call.url);
   };
 
-  const readBodyThenRun = async (call: ApiCall, query: unknown): Promise<Reply> => {
+  const readBodyThenRun = async (call: ApiCall, query: unknown): Promise<Response> => {
     if (bodySchema === EMPTY_BODY) {
       await readNoBody(call.request);
       return run(call, query, undefined);

@@ -12,7 +12,7 @@
 import * as z from "zod";
 import { SCOPES } from "../schemas/scopes.js";
 import type { MockFaultOptions } from "./fault-options.js";
-import { apiErrorReply, json, type Reply, readText, toResponse } from "./handlers/shared.js";
+import { apiErrorReply, json, readText } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
@@ -21,7 +21,7 @@ import type { MockServiceCore } from "./service.js";
 type ControlHandler = (call: {
   request: Request;
   params: Record<string, string>;
-}) => Promise<Reply> | Reply;
+}) => Promise<Response> | Response;
 
 const ApiKeyInput = z.strictObject({ scopes: z.array(z.enum(SCOPES)).optional() });
 const AdvanceInput = z.strictObject({ by: z.union([z.number(), z.string()]) });
@@ -165,9 +165,9 @@ export function createControlApi(
           `No control endpoint ${request.method} ${url.pathname}; GET /__mock lists them.`,
         );
       }
-      return toResponse(await match.route({ request, params: match.params }));
+      return await match.route({ request, params: match.params });
     } catch (error) {
-      return toResponse(controlError(error));
+      return controlError(error);
     }
   };
 }
@@ -203,7 +203,7 @@ async function readJson<S extends z.ZodType>(
 }
 
 /** The service's own checks: bad arguments are 400, a move the request cannot make is 409. */
-function controlError(error: unknown): Reply {
+function controlError(error: unknown): Response {
   if (error instanceof MockApiError) return apiErrorReply(error);
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof TypeError || error instanceof RangeError) {

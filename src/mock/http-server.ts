@@ -16,7 +16,7 @@ import { pipeline } from "node:stream/promises";
 import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
-import { apiErrorReply, toResponse } from "./handlers/shared.js";
+import { apiErrorReply } from "./handlers/shared.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
@@ -152,7 +152,7 @@ function guarded(
     // An absolute-form target (`POST http://host/__mock/...`) names the host itself; Host is then ignored (RFC 9112, 3.2.2).
     const host = req.url?.startsWith("/") === false ? url.host : req.headers.host;
     const refusal = guard({ host, origin: req.headers.origin });
-    if (refusal !== undefined) return Promise.resolve(toResponse(apiErrorReply(refusal)));
+    if (refusal !== undefined) return Promise.resolve(apiErrorReply(refusal));
     return control(request, url);
   };
 }

@@ -2,15 +2,7 @@ import type { HttpHandler } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createMockClock, type MockClock } from "./clock.js";
 import { createFaultController, type MockFaults } from "./faults.js";
-import {
-  type ApiRoute,
-  apiErrorReply,
-  type JsonReply,
-  json,
-  type Reply,
-  type StorageRoute,
-  toResponse,
-} from "./handlers/shared.js";
+import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
@@ -176,7 +168,7 @@ export function createMockServiceCore(
 
   // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
   // query, body; its handler then finds and applies the model's rules.
-  function serveApi(request: Request, url: URL, requestId: string): Reply | Promise<Reply> {
+  function serveApi(request: Request, url: URL, requestId: string): Response | Promise<Response> {
     const method = request.method;
     // The API's description is public, as a real service's would be: tools read it without a key.
     if (method === "GET" && url.pathname === OPENAPI_PATH) {
@@ -188,7 +180,7 @@ export function createMockServiceCore(
     return match.route.handle({ request, url, params: match.params, apiKey, requestId });
   }
 
-  async function serveStorage(request: Request, url: URL): Promise<Reply> {
+  async function serveStorage(request: Request, url: URL): Promise<Response> {
     const match = storage.match(request.method, url.pathname);
     if (match === undefined) throw notFound("No such storage address.");
     return match.route.handle({ request, params: match.params });
@@ -199,12 +191,12 @@ export function createMockServiceCore(
     const isApi = url.origin === baseUrl;
     if (!isApi && url.origin !== storageUrl) return undefined;
     const requestId = newRequestId();
-    const answer = async (serve: () => Promise<Reply>) => {
+    const answer = async (serve: () => Promise<Response>) => {
       let response: Response;
       try {
-        response = toResponse(await serve());
+        response = await serve();
       } catch (error) {
-        response = toResponse(errorReply(error));
+        response = errorReply(error);
       }
       response.headers.set("x-request-id", requestId);
       // The service's own time, as a real server's Date header: the event poller reads it for retention.
@@ -262,7 +254,7 @@ export function createMockServiceCore(
   return service;
 }
 
-function errorReply(error: unknown): JsonReply {
+function errorReply(error: unknown): Response {
   if (error instanceof MockApiError) return apiErrorReply(error);
   // A bug in the mock: answer like a failing service rather than crash the test's fetch.
   const reason = error instanceof Error ? error.message : String(error);

@@ -21,7 +21,7 @@ export interface ApiRoute {
   readonly method: string;
   /** The operation's path, e.g. `/v2/cases/{case_id}`. */
   readonly pattern: string;
-  handle(call: ApiCall): Reply | Promise<Reply>;
+  handle(call: ApiCall): Response | Promise<Response>;
 }
 
 export interface StorageCall {
@@ -35,43 +35,16 @@ export interface StorageRoute {
   handle(call: StorageCall): Response | Promise<Response>;
 }
 
-/**
- * A JSON answer before it becomes a `Response`: what `json()` gives, and
- * `toResponse()` turns into the Response that `handle()` answers with.
- */
-export class JsonReply {
-  readonly status: number;
-  /** The body, `JSON.stringify` of the value. */
-  readonly text: string;
-  /** Extra headers besides Content-Type, e.g. `retry-after` of a 429. */
-  readonly headers: Readonly<Record<string, string>> | undefined;
-  constructor(status: number, text: string, headers?: Readonly<Record<string, string>>) {
-    this.status = status;
-    this.text = text;
-    this.headers = headers;
-  }
-}
-
-/** What a handler answers: a JSON document, or a Response for anything else (204, a download). */
-export type Reply = JsonReply | Response;
-
-export function json(status: number, body: unknown): JsonReply {
-  return new JsonReply(status, JSON.stringify(body));
-}
-
-/** The Response of a reply: a JSON reply becomes one with `Content-Type: application/json`. */
-export function toResponse(reply: Reply): Response {
-  if (!(reply instanceof JsonReply)) return reply;
-  return new Response(reply.text, {
-    status: reply.status,
-    headers: { "content-type": "application/json", ...reply.headers },
-  });
+/** A JSON answer, as `Content-Type: application/json`. */
+export function json(status: number, body: unknown): Response {
+  return Response.json(body, { status });
 }
 
 /** The spec's error body `{ error: { code, message } }` with the error's extra headers. */
-export function apiErrorReply(error: MockApiError): JsonReply {
-  const text = JSON.stringify({ error: { code: error.code, message: error.message } });
-  return new JsonReply(error.status, text, error.headers);
+export function apiErrorReply(error: MockApiError): Response {
+  const answer = json(error.status, { error: { code: error.code, message: error.message } });
+  for (const [name, value] of Object.entries(error.headers)) answer.headers.set(name, value);
+  return answer;
 }
 
 /** For endpoints that take no query parameters: any parameter is unknown. */
