@@ -1,18 +1,22 @@
 /**
- * Issue 7, the reference server over HTTP: requests per second of
+ * The reference server over HTTP against its peer: requests per second of
  * `GET /v2/cases/{id}` on `startMockServer`, from 16 concurrent keep-alive
- * connections, against a bare `node:http` server answering the byte-identical
- * JSON body (captured from the mock first).
+ * connections, against Prism's mock (`prism mock`, @stoplight/prism-cli) on
+ * the same `openapi.json`, the mock server a user would otherwise reach for.
  *
- * Both servers run in this process, one loaded at a time; the load generator
- * runs in a child process (bench/lib/load-child.ts), the same for both, so it
- * never takes the servers' event loop. On two cores the server and the
- * generator get one each. This process samples its own CPU time, so each
+ * The reference server runs in this process and Prism in its own (each a
+ * single Node process, one core's worth of event loop), one loaded at a
+ * time; the load generator runs in a child process (bench/lib/load-child.ts),
+ * the same for both, so it never takes the servers' event loop. On two cores
+ * the server and the generator get one each. This process samples its own CPU time, so each
  * figure comes with how busy the server was: a server well below 100% was
  * not the bound (the generator or the machine was).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { MedRecords } from "medrecords";
 import { startMockServer } from "medrecords/mock";
 import { runChild } from "../lib/child.ts";
@@ -22,17 +26,10 @@ import type { BenchRow, Suite } from "../lib/types.ts";
 
 const LOAD_CHILD = new URL("../lib/load-child.ts", import.meta.url);
 
-/**
- * What the mock's server CPU per answer goes to, beyond the bare server's,
- * from `node --cpu-prof` of the mock under this load (see BENCHMARKS.md).
- */
-const MISS_REASON =
-  "Per answer the mock does what the bare server skips: the API key, route and scope checks, the zod " +
-  "query check, the model lookup and JSON rendering, a request id and the Date header. A GET or HEAD to " +
-  "the API with no fault configured takes a direct path from node:http to the service and back, without " +
-  "an undici Request or Response (building those, and reading the Response back, once cost more than the " +
-  "service's own work and held the ratio near 0.22x); the answer is written with one writeHead and end. " +
-  "Bodies, storage, the control API and faulted requests keep the Request/Response path.";
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The document Prism serves: the one the package ships (`npm run bench` builds it first). */
+const DOCUMENT = resolve(ROOT, "dist/openapi.json");
+const PRISM = resolve(ROOT, "node_modules/@stoplight/prism-cli/dist/index.js");
 const CONNECTIONS = 16;
 
 interface Sample {
@@ -94,15 +91,48 @@ async function load(
   };
 }
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+function freePort(): Promise<number> {
+  const server = createServer();
+  return new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** `prism mock` on the shipped document, listening on loopback; resolves once it answers. */
+async function startPrism(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [PRISM, "mock", DOCUMENT, "--host", "127.0.0.1", "--port", String(port), "--errors=false"],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } },
   );
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    const up = await fetch(`${url}/v2/openapi.json`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return { url, process: child };
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`prism mock did not start:\n${output}`);
 }
 
 export const run: Suite = async ({ quick }) => {
   const mock = await startMockServer({ now: "2026-03-01T09:00:00Z", delivery: "inbox" });
-  let bare: Server | undefined;
+  let prism: ChildProcess | undefined;
   try {
     const apiKey = mock.apiKeys.create();
     const mr = new MedRecords({ apiKey, baseUrl: mock.url });
@@ -115,23 +145,20 @@ export const run: Suite = async ({ quick }) => {
     });
     const path = `/v2/cases/${kase.id}`;
     const headers = { authorization: `Bearer ${apiKey}`, accept: "application/json" };
-    const captured = await fetch(`${mock.url}${path}`, { headers });
-    const body = Buffer.from(await captured.arrayBuffer());
-    if (captured.status !== 200) throw new Error(`the mock answered ${captured.status}`);
-
-    // The bare server: the same bytes, the headers a plain JSON server sends.
-    bare = createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, {
-        "content-type": "application/json",
-        "content-length": body.length,
-        "x-request-id": "req_0123456789abcdef0123456789abcdef",
-      });
-      res.end(body);
-    });
-    bare.keepAliveTimeout = 60_000;
-    const barePort = await listen(bare);
-    const mockPort = Number(new URL(mock.url).port);
+    const started = await startPrism();
+    prism = started.process;
+    // Each side's own answer, checked on every connection's first answer and by length after.
+    const bodyOf = async (base: string) => {
+      const response = await fetch(`${base}${path}`, { headers });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${base} answered ${response.status}: ${text}`);
+      return text;
+    };
+    const bodies = { mock: await bodyOf(mock.url), prism: await bodyOf(started.url) };
+    const ports = {
+      mock: Number(new URL(mock.url).port),
+      prism: Number(new URL(started.url).port),
+    };
 
     const input = {
       path,
@@ -139,58 +166,59 @@ export const run: Suite = async ({ quick }) => {
       connections: CONNECTIONS,
       warmupMs: quick ? 500 : 1_000,
       durationMs: quick ? 1_500 : 5_000,
-      expectedBody: body.toString("utf8"),
     };
     const rounds = quick ? 1 : 3;
-    const results: { mock: LoadResult; bare: LoadResult }[] = [];
+    type Side = keyof typeof ports;
+    const results: Record<Side, LoadResult>[] = [];
     for (let r = 0; r < rounds; r++) {
-      const round: Partial<{ mock: LoadResult; bare: LoadResult }> = {};
-      for (const side of r % 2 === 0 ? (["mock", "bare"] as const) : (["bare", "mock"] as const)) {
-        round[side] = await load(side === "mock" ? mockPort : barePort, input);
+      const round: Partial<Record<Side, LoadResult>> = {};
+      for (const side of r % 2 === 0
+        ? (["mock", "prism"] as const)
+        : (["prism", "mock"] as const)) {
+        // Prism runs in its own process: this process's CPU is the mock's only.
+        round[side] = await load(ports[side], { ...input, expectedBody: bodies[side] });
       }
-      results.push(round as { mock: LoadResult; bare: LoadResult });
+      results.push(round as Record<Side, LoadResult>);
     }
     const pct = (values: number[]) => `${Math.round(median(values) * 100)}%`;
-    // Server CPU per answer, µs: how much work each side does, whatever bounded the rate.
-    const cpuPerRequest = (side: "mock" | "bare") =>
-      Math.round(median(results.map((r) => (r[side].serverBusy / r[side].perSecond) * 1e6)));
+    const mockCpu = Math.round(
+      median(results.map((r) => (r.mock.serverBusy / r.mock.perSecond) * 1e6)),
+    );
     const row: BenchRow = {
       group: "Reference server over HTTP (startMockServer)",
-      name: `GET /v2/cases/{id}, ${CONNECTIONS} keep-alive connections, vs bare node:http`,
+      name: `GET /v2/cases/{id}, ${CONNECTIONS} keep-alive connections, vs Prism's mock`,
       subject: {
         label: "startMockServer",
         value: median(results.map((r) => r.mock.perSecond)),
         unit: "req/s",
       },
       baseline: {
-        label: "node:http, same JSON",
-        value: median(results.map((r) => r.bare.perSecond)),
+        label: "prism mock, same openapi.json",
+        value: median(results.map((r) => r.prism.perSecond)),
         unit: "req/s",
       },
-      ratio: median(results.map((r) => r.mock.perSecond / r.bare.perSecond)),
-      target: 0.5,
-      // One request pipeline now (the hand-written direct path for fault-free GETs is gone), and
-      // the mock is to be measured against Prism's mock on the same document, not a bare server.
-      informational: true,
+      ratio: median(results.map((r) => r.mock.perSecond / r.prism.perSecond)),
+      target: 4,
       note:
-        "No target: the reference server now serves every request through one pipeline " +
-        "(handle(Request)); its comparison moves to Prism's mock on the same openapi.json. " +
+        "Prism's mock (`prism mock dist/openapi.json`, static examples, request validation on) " +
+        "answers from the document alone: it checks the request against the operation and renders " +
+        "the response's example, with no state behind it. The reference server does more per answer: " +
+        "the API key, route and scope checks, the zod query check, the model lookup and JSON rendering " +
+        "of the stored case, a request id and the Date header, through its one request pipeline " +
+        "(a web `Request` in, a `Response` out). " +
         `Load from a separate process (raw sockets, ${CONNECTIONS} connections, one request in flight each), ` +
-        `${input.durationMs / 1000} s per side per round after ${input.warmupMs / 1000} s of warm-up. ` +
-        `Server CPU per answer: mock ${cpuPerRequest("mock")} µs, bare ${cpuPerRequest("bare")} µs ` +
-        `(busy ${pct(results.map((r) => r.mock.serverBusy))} and ${pct(results.map((r) => r.bare.serverBusy))} of a core; ` +
-        `the generator ${pct(results.map((r) => r.mock.generatorBusy))} and ${pct(results.map((r) => r.bare.generatorBusy))}). ` +
-        MISS_REASON,
+        `${input.durationMs / 1000} s per side per round after ${input.warmupMs / 1000} s of warm-up, ` +
+        `${rounds} round(s) in alternating order. Reference server CPU per answer: ${mockCpu} µs ` +
+        `(busy ${pct(results.map((r) => r.mock.serverBusy))} of a core; ` +
+        `the generator ${pct(results.map((r) => r.mock.generatorBusy))} and ${pct(results.map((r) => r.prism.generatorBusy))}).`,
     };
     return [row];
   } finally {
     await mock.close();
-    if (bare) {
-      const server = bare;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+    if (prism !== undefined && prism.exitCode === null) {
+      const exited = once(prism, "exit");
+      prism.kill("SIGTERM");
+      await exited;
     }
   }
 };
