@@ -43,7 +43,13 @@ export {
   type RedisDedupeStoreOptions,
   redisDedupeStore,
 } from "../stores/redis-dedupe.js";
-export { type DedupeStore, type MemoryDedupeStoreOptions, memoryDedupeStore } from "./dedupe.js";
+export {
+  DEFAULT_DEDUPE_LEASE_SECONDS,
+  type DedupeClaim,
+  type DedupeStore,
+  type MemoryDedupeStoreOptions,
+  memoryDedupeStore,
+} from "./dedupe.js";
 export {
   WebhookVerificationError,
   type WebhookVerificationErrorDetails,
