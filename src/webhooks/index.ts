@@ -43,6 +43,7 @@ export {
   type RedisDedupeStoreOptions,
   redisDedupeStore,
 } from "../stores/redis-dedupe.js";
+export { StoreUnavailableError } from "../stores/store-error.js";
 export {
   DEFAULT_DEDUPE_LEASE_SECONDS,
   type DedupeClaim,
