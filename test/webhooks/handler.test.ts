@@ -143,10 +143,10 @@ describe("createWebhookHandler", () => {
 
   it("answers 200 to webhook.test without running any handler or claiming its id", async () => {
     const fn = vi.fn();
-    const claim = vi.fn(async () => true);
+    const claim = vi.fn(async () => ({ state: "done" as const }));
     const { handler } = setup(
       { "retrieval_request.status_changed": fn, "retrieval_request.action_required": fn },
-      { claim },
+      { claim, complete: vi.fn(), release: vi.fn() },
     );
     const response = await handler(delivery(webhookTest));
     expect(response.status).toBe(200);
@@ -155,8 +155,8 @@ describe("createWebhookHandler", () => {
   });
 
   it("acknowledges an event type without a handler, including types this version does not know", async () => {
-    const claim = vi.fn(async () => true);
-    const { handler } = setup({}, { claim });
+    const claim = vi.fn(async () => ({ state: "done" as const }));
+    const { handler } = setup({}, { claim, complete: vi.fn(), release: vi.fn() });
     expect((await handler(delivery(statusChanged))).status).toBe(200);
     expect((await handler(delivery({ ...statusChanged, type: "case.created" }))).status).toBe(200);
     expect((await handler(delivery({ ...statusChanged, type: "constructor" }))).status).toBe(200);
