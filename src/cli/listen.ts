@@ -19,6 +19,7 @@ import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
+import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
 import {
   abortableFetch,
@@ -163,10 +164,13 @@ export async function listenCommand(
   } catch (error) {
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
   }
-  const store: CheckpointStore =
+  // A mock on a fast clock runs ahead of this machine's: see ahead-checkpoint.ts.
+  const position = aheadTolerantStore(
     flags.checkpoint === undefined
       ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
+      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint),
+  );
+  const store: CheckpointStore = position.store;
   const secret = flags.secret ?? newSecret();
   const forwarder = createForwarder({
     url: forwardTo,
@@ -209,7 +213,7 @@ export async function listenCommand(
       checkpoint: store,
       types,
       pageSize: PAGE_SIZE,
-      onEvent: (event) => forwarder.deliver(event),
+      onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
       onGap: warn,
     });
     const stop = () => void poller.stop();

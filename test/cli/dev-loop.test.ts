@@ -125,6 +125,21 @@ describe("medrecords listen", () => {
     expect(ids).not.toContain(retrievalIdOf(before.stdout));
   });
 
+  it("follows a mock whose clock runs far ahead of this machine's (--speed, --now), which the poller alone refuses", async () => {
+    const ahead = new Date(Date.now() + 86_400_000).toISOString();
+    const mock = await startMock(["--clock", "manual", "--now", ahead]);
+    const receiver = await startReceiver();
+    await startListen(mock, ["--forward-to", receiver.url]);
+    const first = await trigger(mock, ["retrieval_request.status_changed"]);
+    await vi.waitFor(() => expect(receiver.got).toHaveLength(1), waitLong);
+    const second = await trigger(mock, ["retrieval_request.status_changed"]);
+    await vi.waitFor(() => expect(receiver.got).toHaveLength(2), waitLong);
+    expect(receiver.got.map((d) => JSON.parse(d.body).data.retrieval_request_id)).toEqual([
+      retrievalIdOf(first.stdout),
+      retrievalIdOf(second.stdout),
+    ]);
+  });
+
   it("retries a delivery the receiver answered 500, and the receiver gets the same event again", async () => {
     const mock = await startMock(["--clock", "manual"]);
     const receiver = await startReceiver([500]);
