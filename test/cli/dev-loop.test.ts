@@ -80,8 +80,10 @@ function retrievalIdOf(output: string): string {
 }
 
 const waitLong = { timeout: 25_000, interval: 50 };
+/** Several child processes per test, on a machine that may be busy. */
+const slow = { timeout: 90_000 };
 
-describe("medrecords listen", () => {
+describe("medrecords listen", slow, () => {
   it("delivers each new event to the receiver, signed so that verifyWebhook accepts it with the printed secret", async () => {
     const mock = await startMock(["--clock", "manual"]);
     const receiver = await startReceiver();
@@ -215,7 +217,7 @@ describe("medrecords listen", () => {
   });
 });
 
-describe("medrecords trigger", () => {
+describe("medrecords trigger", slow, () => {
   it("makes the mock emit each event type it names, on a new or a given retrieval request", async () => {
     const mock = await startMock(["--clock", "manual"]);
     const mr = new MedRecords({ apiKey: mock.api_key, baseUrl: mock.base_url });
@@ -248,7 +250,7 @@ describe("medrecords trigger", () => {
   });
 });
 
-describe("medrecords mock on the real clock", () => {
+describe("medrecords mock on the real clock", slow, () => {
   it("--autopilot at high speed moves a new retrieval request through every event type to completed", async () => {
     const mock = await startMock(["--autopilot", "--speed", "2000"]);
     const mr = new MedRecords({ apiKey: mock.api_key, baseUrl: mock.base_url });
