@@ -282,12 +282,16 @@ function parseSince(value: string, env: CommandIo["env"]): number {
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** `500ms`, `5s`, `1.5m`, `1h` → milliseconds. */
-function parseInterval(value: string, env: CommandIo["env"]): number {
+export function parseInterval(
+  value: string,
+  env: CommandIo["env"],
+  seeHelp: string = SEE_HELP,
+): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
   const ms = match ? Math.round(Number(match[1]) * (UNIT_MS[match[2] as string] as number)) : 0;
   if (!match || ms < 1 || ms > MAX_INTERVAL_MS) {
     throw new UsageError(
-      `--interval needs a duration from 1ms to 24h with a unit, such as 500ms, 5s or 1m, not ${shown(value, env)}; ${SEE_HELP}`,
+      `--interval needs a duration from 1ms to 24h with a unit, such as 500ms, 5s or 1m, not ${shown(value, env)}; ${seeHelp}`,
     );
   }
   return ms;
@@ -303,11 +307,21 @@ async function startPosition(mr: MedRecords, options: TailOptions): Promise<Chec
     return { created_at: new Date(options.sinceMs).toISOString(), ids_at_created_at: [] };
   }
   if (options.once) return null;
-  // Now: just after the newest event, with every event at its instant marked
-  // as seen (they list together, newest first). An empty log: from its start.
+  return positionAfterNewest(mr, options.types);
+}
+
+/**
+ * "Now" on the service's log: just after the newest event, with every event
+ * at its instant marked as seen (they list together, newest first). An empty
+ * log: null, from its start. Also `medrecords listen`'s start.
+ */
+export async function positionAfterNewest(
+  mr: MedRecords,
+  types: string[] | undefined,
+): Promise<Checkpoint | null> {
   let page = await mr.events.list({
     limit: PAGE_SIZE,
-    ...(options.types === undefined ? {} : { type: options.types }),
+    ...(types === undefined ? {} : { type: types }),
   });
   const newest = page.results[0];
   if (newest === undefined) return null;
@@ -334,7 +348,7 @@ function humanLine(event: AnyEvent): string {
 }
 
 /** A checkpoint store whose failures name the file, as one CommandError line. */
-function describedStore(store: CheckpointStore, path: string): CheckpointStore {
+export function describedStore(store: CheckpointStore, path: string): CheckpointStore {
   const fail = (action: string) => (error: unknown) => {
     const message = messageOf(error);
     throw new CommandError(
@@ -349,14 +363,19 @@ function describedStore(store: CheckpointStore, path: string): CheckpointStore {
 }
 
 /** `fetch` whose requests the signal aborts too, so that Ctrl-C never waits for a hung request. */
-function abortableFetch(base: typeof fetch, signal: AbortSignal): typeof fetch {
+export function abortableFetch(base: typeof fetch, signal: AbortSignal): typeof fetch {
   return (input, init) => {
     const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     return base(input, { ...init, signal: own ? AbortSignal.any([own, signal]) : signal });
   };
 }
 
-function failure(error: unknown, baseUrl: string, redact: (text: string) => string): Error {
+export function failure(
+  error: unknown,
+  baseUrl: string,
+  redact: (text: string) => string,
+  command = "events tail",
+): Error {
   if (error instanceof CommandError || error instanceof UsageError) {
     return new CommandError(redact(oneLine(error.message)));
   }
@@ -373,24 +392,24 @@ function failure(error: unknown, baseUrl: string, redact: (text: string) => stri
   } else if (error instanceof MedRecordsError) {
     line = message;
   } else {
-    line = `events tail failed: ${message}`;
+    line = `${command} failed: ${message}`;
   }
   return new CommandError(redact(oneLine(line)));
 }
 
-function redactor(apiKey: string): (text: string) => string {
+export function redactor(apiKey: string): (text: string) => string {
   return (text) => (apiKey.length < 4 ? text : text.split(apiKey).join("[redacted]"));
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function isHttpUrl(value: string): boolean {
+export function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const { protocol } = new URL(value);
   return protocol === "http:" || protocol === "https:";

@@ -1,9 +1,11 @@
 /** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
 import { VERSION } from "../internal/version.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
+import { listenCommand } from "./listen.js";
 import { mockCommand } from "./mock-command.js";
 import { openApiCommand } from "./openapi-command.js";
 import { OutputClosedError } from "./process-output.js";
+import { triggerCommand } from "./trigger.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const HELP = `medrecords: tools for the Medical Record Retrieval API v2
@@ -11,6 +13,10 @@ const HELP = `medrecords: tools for the Medical Record Retrieval API v2
 Usage:
   medrecords mock [options]          serve the reference server over HTTP
   medrecords events tail [options]   follow the event log, one line per event
+  medrecords listen --forward-to <url>
+                                     deliver the event log's events to a local
+                                     webhook receiver, signed as the service does
+  medrecords trigger <event type>    make a running mock emit an event
   medrecords openapi [options]       print the OpenAPI 3.1 document
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
@@ -18,6 +24,8 @@ Usage:
 
 const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number>> = {
   mock: mockCommand,
+  listen: listenCommand,
+  trigger: triggerCommand,
   openapi: openApiCommand,
   events: (argv, io) => {
     const [sub, ...rest] = argv;

@@ -27,6 +27,19 @@ Options:
   --scopes <list>        comma-separated scopes of the printed key  [default: every scope]
   --seed <file.json>     objects to create at start (see docs/reference-server.md)
   --now <ISO 8601>       initial time of the mock clock             [default: now]
+  --clock <mode>         "real": the mock clock follows real time and runs
+                         deliveries, retries and expiries by itself;
+                         "manual": it stands still until POST
+                         /__mock/clock/advance moves it (both take advance)
+                                                                    [default: real]
+  --speed <factor>       with --clock real, run the mock clock that many times
+                         faster than real time (60: a minute each second)
+                                                                    [default: 1]
+  --autopilot            move each new retrieval request through a provider's
+                         life on the mock clock (request sent, processing,
+                         sometimes an action request, records, an invoice,
+                         completed; about 3 hours of mock time), emitting
+                         every retrieval event
   --allow-private-webhook-urls
                          accept webhook URLs on loopback and private addresses
                          (a receiver on your machine)
@@ -45,6 +58,9 @@ const FLAGS = {
   scopes: { type: "string" },
   seed: { type: "string" },
   now: { type: "string" },
+  clock: { type: "string" },
+  speed: { type: "string" },
+  autopilot: { type: "boolean" },
   "allow-private-webhook-urls": { type: "boolean" },
   delivery: { type: "string" },
   json: { type: "boolean" },
@@ -67,6 +83,14 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
   if (flags.now !== undefined && !Number.isFinite(Date.parse(flags.now))) {
     throw new UsageError(`--now must be an ISO 8601 date, not "${flags.now}"`);
   }
+  const clock = flags.clock ?? "real";
+  if (clock !== "real" && clock !== "manual") {
+    throw new UsageError(`--clock must be "real" or "manual", not "${clock}"`);
+  }
+  const speed = speedFlag(flags.speed);
+  if (speed !== 1 && clock === "manual") {
+    throw new UsageError("--speed needs --clock real: a manual clock moves only when advanced");
+  }
   const seed = flags.seed === undefined ? undefined : await readSeed(flags.seed);
   const host = flags.host ?? "127.0.0.1";
 
@@ -77,6 +101,9 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       storagePort,
       host,
       delivery,
+      clock,
+      clockSpeed: speed,
+      autopilot: flags.autopilot ?? false,
       allowPrivateWebhookUrls: flags["allow-private-webhook-urls"] ?? false,
       ...((flags.now ?? seed?.now) === undefined ? {} : { now: flags.now ?? seed?.now }),
     });
@@ -95,6 +122,9 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       storage_url: server.storageUrl,
       control_url: server.controlUrl,
       openapi_url: `${server.url}/v2/openapi.json`,
+      clock,
+      speed,
+      autopilot: flags.autopilot ?? false,
       ...(seeded === undefined ? {} : { seeded }),
     };
     // Awaited: a reader already gone ends the command (the server closes below) instead of serving unseen.
@@ -108,6 +138,20 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
 
 function exposedWarning(host: string): string {
   return `medrecords mock: warning: listening on ${host}, not on loopback. The control API (/__mock/) has no authentication and mints API keys: anyone who can reach this port controls the mock and reads its delivery inbox. Use --host 127.0.0.1 unless other machines must reach it.\n`;
+}
+
+/** Most times faster than real time: beyond, a timer's millisecond is hours of mock time. */
+const MAX_SPEED = 100_000;
+
+function speedFlag(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const speed = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(speed > 0) || speed > MAX_SPEED) {
+    throw new UsageError(
+      `--speed must be a positive number up to ${MAX_SPEED} (60: a minute of mock time each second), not "${value}"`,
+    );
+  }
+  return speed;
 }
 
 function scopesFlag(value: string | undefined): Scope[] | undefined {
@@ -132,6 +176,9 @@ function describe(details: {
   storage_url: string;
   control_url: string;
   openapi_url: string;
+  clock: string;
+  speed: number;
+  autopilot: boolean;
   seeded?: SeedResult;
 }): string {
   const lines = [
@@ -142,6 +189,7 @@ function describe(details: {
     `  storage       ${details.storage_url}`,
     `  control API   ${details.control_url}`,
     `  OpenAPI       ${details.openapi_url}`,
+    `  clock         ${details.clock === "manual" ? "manual (POST /__mock/clock/advance moves it)" : details.speed === 1 ? "real time" : `real time x ${details.speed}`}${details.autopilot ? ", autopilot on" : ""}`,
   ];
   const seeded = details.seeded;
   if (seeded !== undefined) {

@@ -1,14 +1,20 @@
 /**
- * The mock's time. Nothing in the mock reads the real clock after creation,
- * so tests can cross the 15 min / 1 h / 3600 s limits exactly, and later
- * slices (deliveries, retention) hang their work on `schedule()`.
+ * The mock's time, in one of two modes (docs/reference-server.md, "The clock").
+ * `"manual"` (createMockService's default): nothing reads the real clock after
+ * creation, so tests cross the 15 min / 1 h / 3600 s limits exactly.
+ * `"real"` (`medrecords mock`'s default): the clock follows real time, `speed`
+ * times faster, and what falls due runs by itself on a timer, so a developer's
+ * "retry in 10 s" clears without anyone advancing it. Both hang deliveries,
+ * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
 
 export interface MockClock {
   /**
-   * How the clock moves. `"manual"`, the only mode today: it stands still
-   * until `advance()` or `set()` moves it, so waiting for real never lets a
-   * time limit pass; messages that say "retry after N s" say so.
+   * How the clock moves. `"manual"`: it stands still until `advance()` or
+   * `set()` moves it, so waiting for real never lets a time limit pass;
+   * messages that say "retry after N s" say so. `"real"`: it follows real
+   * time (times `speed`) and runs scheduled tasks when they fall due, on its
+   * own; `advance()` and `set()` still jump it.
    */
   readonly mode: MockClockMode;
   /** The current mock time (a fresh Date each call). */
@@ -22,15 +28,36 @@ export interface MockClock {
   /** Jumps to a time (forward or back); moving forward runs what fell due. */
   set(date: Date | string | number): void;
   /**
-   * Runs `task` once the clock reaches `atMs` (epoch milliseconds). Tasks run
-   * only inside `advance()`/`set()`, never synchronously here, so a task due
-   * now or earlier runs on the next `advance()` (even `advance(0)`).
+   * Runs `task` once the clock reaches `atMs` (epoch milliseconds). Never
+   * synchronously here: on a manual clock, tasks run only inside
+   * `advance()`/`set()`, so a task due now or earlier runs on the next
+   * `advance()` (even `advance(0)`); on a real clock, also on a timer when
+   * their time comes.
    */
   schedule(atMs: number, task: () => void): void;
 }
 
 /** See `MockClock.mode`. */
-export type MockClockMode = "manual";
+export type MockClockMode = "manual" | "real";
+
+/** How a clock moves: `createMockClock(initial, options)`. */
+export interface MockClockOptions {
+  /** @default "manual" */
+  mode?: MockClockMode;
+  /**
+   * On a real clock, mock milliseconds per real millisecond: 60 makes a
+   * minute of mock time pass each real second. Ignored on a manual clock.
+   * @default 1
+   */
+  speed?: number;
+}
+
+const stoppers = new WeakMap<MockClock, () => void>();
+
+/** Ends a real clock's timer (a closed server runs nothing more); a manual clock has none. */
+export function stopMockClock(clock: MockClock): void {
+  stoppers.get(clock)?.();
+}
 
 /**
  * The end of a 429's message: how to let `seconds` pass on `clock`. On a
@@ -39,7 +66,7 @@ export type MockClockMode = "manual";
 export function retryAfterHint(clock: MockClock, seconds: number): string {
   return clock.mode === "manual"
     ? `retry after ${seconds} s of the mock's clock, which is manual (it stands still until advanced): advance it with mock.clock.advance("${seconds}s") or POST /__mock/clock/advance`
-    : `retry in ${seconds} s`;
+    : `retry in ${seconds} s of the mock's clock`;
 }
 
 const UNIT_MS: Record<string, number> = {
@@ -82,20 +109,50 @@ export function toEpochMs(date: Date | string | number): number {
   return ms;
 }
 
-export function createMockClock(initial: Date | string | number): MockClock {
-  let currentMs = toEpochMs(initial);
+/** The longest delay setTimeout takes (about 24.8 days); a later task re-arms on waking. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function createMockClock(
+  initial: Date | string | number,
+  options: MockClockOptions = {},
+): MockClock {
+  const mode = options.mode ?? "manual";
+  if (mode !== "manual" && mode !== "real") {
+    throw new TypeError('The mock clock\'s mode must be "manual" or "real".');
+  }
+  const speed = options.speed ?? 1;
+  if (!Number.isFinite(speed) || speed <= 0) {
+    throw new RangeError(`The mock clock's speed must be a positive number, not ${speed}.`);
+  }
+  // The time is anchorMs at real instant anchorRealMs; a manual clock never moves from its anchor.
+  let anchorMs = toEpochMs(initial);
+  let anchorRealMs = performance.now();
+  const live = (): number =>
+    mode === "manual" ? anchorMs : anchorMs + (performance.now() - anchorRealMs) * speed;
+  const setLive = (ms: number): void => {
+    anchorMs = ms;
+    anchorRealMs = performance.now();
+  };
+  // While tasks run, the time each one sees (its due time, or later).
+  let pinnedMs: number | undefined;
+  const current = (): number => pinnedMs ?? live();
   const queue: { atMs: number; task: () => void }[] = [];
   let running = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
 
-  // Tasks see the clock at their own due time, so a delivery scheduled for
-  // "in 5 minutes" stamps itself with that time even when the test advanced by an hour.
+  // Tasks see the clock at their own due time (never earlier than it was),
+  // so a delivery scheduled for "in 5 minutes" stamps itself with that time
+  // even when the test advanced by an hour.
   function runDue(targetMs: number): void {
     const errors: unknown[] = [];
     running = true;
+    let seenMs = current();
     try {
       for (let next = queue[0]; next !== undefined && next.atMs <= targetMs; next = queue[0]) {
         queue.shift();
-        currentMs = Math.max(currentMs, next.atMs);
+        seenMs = Math.max(seenMs, next.atMs);
+        pinnedMs = seenMs;
         try {
           next.task();
         } catch (error) {
@@ -104,8 +161,10 @@ export function createMockClock(initial: Date | string | number): MockClock {
       }
     } finally {
       running = false;
+      pinnedMs = undefined;
     }
-    currentMs = targetMs;
+    setLive(Math.max(targetMs, live()));
+    arm();
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) throw new AggregateError(errors, "Several scheduled mock tasks failed.");
   }
@@ -114,19 +173,40 @@ export function createMockClock(initial: Date | string | number): MockClock {
     if (running) {
       throw new Error("The mock clock cannot be moved from inside a scheduled task.");
     }
-    if (targetMs < currentMs) {
-      currentMs = targetMs;
+    if (targetMs < live()) {
+      setLive(targetMs);
+      arm();
       return;
     }
     runDue(targetMs);
   }
 
-  return {
-    mode: "manual",
-    now: () => new Date(currentMs),
+  // A real clock wakes when its first task falls due; nothing keeps the process alive for it.
+  function arm(): void {
+    if (mode === "manual" || stopped) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const first = queue[0];
+    if (first === undefined) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil((first.atMs - live()) / speed)));
+    timer = setTimeout(() => {
+      timer = undefined;
+      try {
+        runDue(live());
+      } catch (error) {
+        // Nobody called: a failing task is reported, and the clock keeps going.
+        console.error("medrecords mock: a scheduled task failed:", error);
+      }
+    }, delay);
+    timer.unref?.();
+  }
+
+  const clock: MockClock = {
+    mode,
+    now: () => new Date(current()),
     advance(by) {
-      moveTo(currentMs + parseDuration(by));
-      return new Date(currentMs);
+      moveTo(current() + parseDuration(by));
+      return new Date(current());
     },
     set(date) {
       moveTo(toEpochMs(date));
@@ -139,6 +219,14 @@ export function createMockClock(initial: Date | string | number): MockClock {
       // Stable insertion keeps tasks due at the same instant in scheduling order.
       const index = queue.findIndex((t) => t.atMs > atMs);
       queue.splice(index === -1 ? queue.length : index, 0, entry);
+      // A new first task moves the wake-up; inside a run, the run re-arms when it ends.
+      if (!running && queue[0] === entry) arm();
     },
   };
+  stoppers.set(clock, () => {
+    stopped = true;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  });
+  return clock;
 }

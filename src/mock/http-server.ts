@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { stopMockClock } from "./clock.js";
 import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
@@ -125,10 +126,13 @@ export async function startMockServerInternal(
   control = guarded(createControlApi(service), controlGuard(host, apiPort));
 
   let closing: Promise<void> | undefined;
+  const clock = service.clock;
   return Object.assign(service, {
     url: service.baseUrl,
     controlUrl: `${service.baseUrl}/__mock`,
     close() {
+      // A real clock's timer would go on delivering for a server that is gone.
+      stopMockClock(clock);
       closing ??= Promise.all([closeServer(apiServer), closeServer(storageServer)]).then(
         () => undefined,
       );

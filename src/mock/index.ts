@@ -5,6 +5,7 @@
  *
  * @module medrecords/mock
  */
+export type { MockAutopilotOptions } from "./autopilot.js";
 export type { MockClock, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {

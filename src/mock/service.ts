@@ -1,6 +1,7 @@
 import type { HttpHandler } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
-import { createMockClock, type MockClock } from "./clock.js";
+import { createAutopilot, type MockAutopilotOptions } from "./autopilot.js";
+import { createMockClock, type MockClock, type MockClockMode } from "./clock.js";
 import { createFaultController, type MockFaults } from "./faults.js";
 import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handlers/shared.js";
 import { storageRoutes } from "./handlers/storage.js";
@@ -33,6 +34,29 @@ export interface MockServiceOptions {
   allowPrivateWebhookUrls?: boolean;
   /** Initial time of the mock clock. @default the real time at creation */
   now?: Date | string | number;
+  /**
+   * How the mock clock moves. `"manual"` stands still until
+   * `mock.clock.advance()` or `set()` moves it (tests cross time limits
+   * exactly); `"real"` follows real time, `clockSpeed` times faster, and runs
+   * deliveries, retries and expiries by itself when they fall due.
+   * `medrecords mock` uses `"real"` by default.
+   * @default "manual"
+   */
+  clock?: MockClockMode;
+  /**
+   * On a `"real"` clock, how many times faster than real time it runs.
+   * @default 1
+   * @example 60 // a minute of mock time each real second
+   */
+  clockSpeed?: number;
+  /**
+   * Moves each retrieval request created through the API through a
+   * provider's life on the mock clock (request sent, processing, sometimes
+   * an action request, records, an invoice, completed: about 3 hours of mock
+   * time), emitting every retrieval event. `true` or `{ seed }`.
+   * @default false
+   */
+  autopilot?: boolean | MockAutopilotOptions;
   /**
    * `"fetch"` POSTs every delivery for real; `"inbox"` records it in
    * `deliveries.inbox` instead and counts it as answered 200.
@@ -143,7 +167,10 @@ export function createMockServiceCore(
   if (baseUrl === storageUrl) {
     throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
   }
-  const clock = createMockClock(options.now ?? Date.now());
+  const clock = createMockClock(options.now ?? Date.now(), {
+    ...(options.clock === undefined ? {} : { mode: options.clock }),
+    ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
+  });
   const faults = createFaultController();
   const ctx: ModelContext = {
     clock,
@@ -159,6 +186,9 @@ export function createMockServiceCore(
     }),
     state: createState(),
   };
+  if (options.autopilot) {
+    ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
+  }
   const keys = new ApiKeyStore();
 
   const api = new Router<ApiRoute>();

@@ -238,6 +238,9 @@ describe("medrecords mock in a child process", () => {
       "--port",
       "0",
       "--json",
+      // The seed's time exactly, as a clock that stands still keeps it.
+      "--clock",
+      "manual",
       "--seed",
       seed,
     ]);

@@ -37,13 +37,17 @@ export async function runCli(
   return finished(child);
 }
 
-/** Starts the CLI and resolves with it once its first stdout line arrived. */
+/**
+ * Starts the CLI and resolves with it once its first stdout line arrived;
+ * `lines` keeps every complete stdout line, updated as the CLI prints.
+ */
 export async function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
-): Promise<{ child: ChildProcess; firstLine: string; exited: Promise<CliRun> }> {
+): Promise<{ child: ChildProcess; firstLine: string; exited: Promise<CliRun>; lines: string[] }> {
   const child = await spawnCli(args, env);
   const exited = finished(child);
+  const lines = stdoutLines(child);
   const firstLine = await new Promise<string>((resolve, reject) => {
     let text = "";
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -55,7 +59,7 @@ export async function startCli(
       reject(new Error(`medrecords exited (${run.code}) before printing: ${run.stderr}`)),
     );
   });
-  return { child, firstLine, exited };
+  return { child, firstLine, exited, lines };
 }
 
 /** Runs the CLI with its stdout a pipe whose reader is gone before the CLI writes anything. */
@@ -102,4 +106,16 @@ function finished(child: ChildProcess): Promise<CliRun> {
     child.once("error", reject);
     child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+function stdoutLines(child: ChildProcess): string[] {
+  const lines: string[] = [];
+  let partial = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    partial += chunk.toString("utf8");
+    const parts = partial.split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  return lines;
 }

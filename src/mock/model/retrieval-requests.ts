@@ -334,5 +334,6 @@ export function createRetrievalRequest(
     pendingActionRequestId: null,
   };
   ctx.state.retrieval.requests.set(stored.value.id, stored);
+  ctx.autopilot?.adopt(stored.value.id);
   return renderRetrievalRequest(ctx, stored);
 }

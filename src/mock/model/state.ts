@@ -3,6 +3,7 @@
  * single swap. API keys live outside it on purpose: a reset empties the data
  * but the keys a test suite handed out keep working.
  */
+import type { Autopilot } from "../autopilot.js";
 import type { MockClock } from "../clock.js";
 import type { CaseRecord } from "./cases.js";
 import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
@@ -73,6 +74,8 @@ export interface ModelContext {
   /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
   readonly delivery: DeliveryRuntime;
   state: MockState;
+  /** Moves each new retrieval request through its life, when the service was created with one. */
+  autopilot?: Autopilot | undefined;
 }
 
 export function nextSequence(state: MockState): number {

@@ -1,0 +1,312 @@
+/**
+ * `medrecords listen --forward-to <url>`: the local development loop's
+ * receiving half (docs/spec-decisions.md, "The local development loop").
+ * The service does not deliver to private addresses, so a receiver on a
+ * laptop cannot get the real deliveries; this command follows the event log
+ * of the service (real or mock) with the catch-up poller and delivers each
+ * event to the local URL as the service would, signed with a local secret.
+ * It only reads the event log: it never creates a webhook, and nothing leaves
+ * this machine but the API calls that read the log.
+ */
+import { MedRecords } from "../client.js";
+import { sleepUnlessAborted } from "../internal/sleep.js";
+import { parseDuration } from "../mock/clock.js";
+import type { EventLogGap } from "../poller/catch-up.js";
+import type { Checkpoint, CheckpointStore } from "../poller/checkpoint.js";
+import { fileCheckpoint } from "../poller/file-checkpoint.js";
+import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
+import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
+import { aheadTolerantStore } from "./ahead-checkpoint.js";
+import { parseFlags, shown } from "./args.js";
+import {
+  abortableFetch,
+  describedStore,
+  failure,
+  isHttpUrl,
+  messageOf,
+  parseInterval,
+  positionAfterNewest,
+  redactor,
+} from "./events-tail.js";
+import { OutputClosedError } from "./process-output.js";
+import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
+import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
+
+const SEE_HELP = "see medrecords listen --help";
+/** Polls once a second by default: a development loop wants to see its event now. */
+const DEFAULT_INTERVAL_MS = 1_000;
+/** Events per page: the most the command holds in memory at once, whatever the backlog. */
+const PAGE_SIZE = PAGE_LIMIT_MAX;
+
+export const LISTEN_HELP = `Usage: medrecords listen --forward-to <url> [options]
+
+Follows the event log of a Medical Record Retrieval API v2 service (the real
+one, or a reference server started with \`medrecords mock\`) and delivers each
+event to <url> exactly as the service delivers webhooks: POST, the same
+headers and body, signed (V1) with a local secret, a ${WEBHOOK_DELIVERY_TIMEOUT_MS / 1000}-second timeout, no
+redirects followed, failed attempts retried. For a webhook receiver on your
+machine, which the service cannot reach. It only reads the event log: it
+never creates a webhook. Ctrl-C (SIGINT) or SIGTERM stops it cleanly
+(checkpoint saved, exit status 0).
+
+Options:
+  --forward-to <url>      where to POST each event (required), such as
+                          http://localhost:3000/webhooks
+  --events <types>        comma-separated event types to forward
+                          [default: ${SUBSCRIBABLE_EVENT_TYPES.join(", ")}]
+  --since <when>          also forward the events since then: a duration back
+                          from the service's time (30m, 2h, 1d) or an ISO 8601
+                          date-time. Default: only events written after start.
+  --secret <whsec_...>    sign with this secret (keep one across runs);
+                          default: a new one, printed on start
+  --checkpoint <file>     keep the position in <file> and resume from it on
+                          the next run, without forwarding an event again
+  --retry-schedule <s>    "dev": the service's retry delays divided by ${LISTEN_RETRY_SPEEDUP}
+                          (1s, 5s, 30s, 2min); "spec": the service's own
+                          (1min, 5min, 30min, 2h)            [default: dev]
+  --interval <duration>   time between polls of the log      [default: 1s]
+  --base-url <url>        address of the service (default: $MEDRECORDS_BASE_URL)
+  -h, --help              show this help
+
+Environment:
+  MEDRECORDS_API_KEY      the API key (required; never taken as a flag). It
+                          needs webhooks:read and retrievals:read.
+  MEDRECORDS_BASE_URL     address of the service when --base-url is not given
+
+Output: one line when ready (with the secret), then one line per attempt:
+  <time>  <type>  <event id>  <status>  <milliseconds>ms
+The status is the receiver's HTTP status, "timeout", or error(<code>); a
+failed attempt adds when it is retried. Retries pending when the command
+stops are listed on stderr (start again with --since to send them again).
+
+Example, with \`medrecords mock --autopilot\` in another terminal:
+  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010 MEDRECORDS_API_KEY=<key it printed>
+  medrecords listen --forward-to http://localhost:3000/webhooks
+`;
+
+export async function listenCommand(
+  argv: string[],
+  io: CommandIo,
+  deps: { fetch?: typeof fetch } = {},
+): Promise<number> {
+  const flags = parseFlags(
+    argv,
+    {
+      "forward-to": { type: "string" },
+      events: { type: "string" },
+      since: { type: "string" },
+      secret: { type: "string" },
+      checkpoint: { type: "string" },
+      "retry-schedule": { type: "string" },
+      interval: { type: "string" },
+      "base-url": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    "listen",
+    io.env,
+  );
+  if (flags.help) {
+    io.stdout(LISTEN_HELP);
+    return 0;
+  }
+  const forwardTo = flags["forward-to"];
+  if (forwardTo === undefined) throw new UsageError(`--forward-to <url> is required; ${SEE_HELP}`);
+  if (!isHttpUrl(forwardTo)) {
+    throw new UsageError(
+      `--forward-to must be an http or https address such as http://localhost:3000/webhooks, not ${shown(forwardTo, io.env)}; ${SEE_HELP}`,
+    );
+  }
+  const types = eventsFlag(flags.events);
+  const schedule = flags["retry-schedule"] ?? "dev";
+  if (schedule !== "dev" && schedule !== "spec") {
+    throw new UsageError(`--retry-schedule must be "dev" or "spec"; ${SEE_HELP}`);
+  }
+  if (flags.secret !== undefined && !/^whsec_\S+$/.test(flags.secret)) {
+    throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
+  }
+  if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
+    throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
+  }
+  const since = flags.since === undefined ? undefined : sinceFlag(flags.since, io.env);
+  const intervalMs =
+    flags.interval === undefined
+      ? DEFAULT_INTERVAL_MS
+      : parseInterval(flags.interval, io.env, SEE_HELP);
+
+  const apiKey = io.env.MEDRECORDS_API_KEY;
+  if (apiKey === undefined || apiKey.trim() === "") {
+    throw new CommandError(
+      "MEDRECORDS_API_KEY is not set: export the API key in the environment (it is never taken as a flag).",
+    );
+  }
+  const redact = redactor(apiKey);
+  const baseUrl = flags["base-url"] ?? io.env.MEDRECORDS_BASE_URL;
+  if (baseUrl === undefined || baseUrl.trim() === "" || !isHttpUrl(baseUrl)) {
+    throw new UsageError(
+      `no service address: pass --base-url or set MEDRECORDS_BASE_URL to an http or https address; ${SEE_HELP}`,
+    );
+  }
+
+  // Ends everything: Ctrl-C, or a retry's line that met a closed output.
+  const fatal = new AbortController();
+  let fatalError: unknown;
+  const signal = AbortSignal.any([io.signal, fatal.signal]);
+  let mr: MedRecords;
+  const apiFetch = abortableFetch(
+    deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    signal,
+  );
+  try {
+    mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch });
+  } catch (error) {
+    throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
+  }
+  // A mock on a fast clock runs ahead of this machine's: see ahead-checkpoint.ts.
+  const position = aheadTolerantStore(
+    flags.checkpoint === undefined
+      ? memoryCheckpoint()
+      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint),
+  );
+  const store: CheckpointStore = position.store;
+  const secret = flags.secret ?? newSecret();
+  const forwarder = createForwarder({
+    url: forwardTo,
+    secret,
+    retryDelaysMs: retryDelaysMs(schedule),
+    // Awaited by the poller: an event counts as handled once its line went out.
+    print: async (line) => {
+      await io.stdout(line);
+    },
+    signal,
+    onFatal: (error) => {
+      fatalError = error;
+      fatal.abort(error);
+    },
+  });
+  const warn = (gap: EventLogGap) =>
+    io.stderr(
+      `medrecords listen: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${gap.oldestAvailable}.\n`,
+    );
+
+  try {
+    if (signal.aborted) return 0;
+    const saved = await store.load();
+    if (saved === null) {
+      const start =
+        since === undefined
+          ? await positionAfterNewest(mr, types)
+          : await positionSince(mr, since, apiFetch, apiKey);
+      if (start !== null) await store.save(start);
+    } else if (since !== undefined) {
+      io.stderr(
+        `medrecords listen: resuming from the checkpoint in ${flags.checkpoint} (${saved.created_at}); --since is ignored.\n`,
+      );
+    }
+    await io.stdout(
+      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${flags.secret === undefined ? `the webhook secret ${secret}` : "the secret given by --secret"} (Ctrl-C to stop)\n`,
+    );
+
+    const poller = mr.events.catchUp({
+      checkpoint: store,
+      types,
+      pageSize: PAGE_SIZE,
+      onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
+      onGap: warn,
+    });
+    const stop = () => void poller.stop();
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      while (!signal.aborted) {
+        await poller.runOnce();
+        await sleepUnlessAborted(intervalMs, signal);
+      }
+    } finally {
+      signal.removeEventListener("abort", stop);
+    }
+    if (fatalError !== undefined) throw fatalError;
+    return 0;
+  } catch (error) {
+    if (error instanceof OutputClosedError) throw error;
+    if (fatalError instanceof OutputClosedError) throw fatalError;
+    // An attempt or a request cut short by Ctrl-C: the checkpoint holds what was delivered.
+    if (signal.aborted && !(error instanceof CommandError)) return 0;
+    throw failure(error, mr.baseUrl, redact, "listen");
+  } finally {
+    const pending = forwarder.pending();
+    if (pending.length > 0 && !(fatalError instanceof OutputClosedError)) {
+      io.stderr(
+        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.join(", ")}\n`,
+      );
+    }
+  }
+}
+
+function eventsFlag(value: string | undefined): string[] {
+  if (value === undefined) return [...SUBSCRIBABLE_EVENT_TYPES];
+  const types = [...new Set(value.split(",").map((type) => type.trim()))];
+  const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES;
+  const unknown = types.find((type) => !known.includes(type));
+  if (unknown !== undefined) {
+    throw new UsageError(
+      `--events: ${JSON.stringify(unknown)} is not an event type a webhook receives; expected a comma-separated list of ${known.join(", ")}; ${SEE_HELP}`,
+    );
+  }
+  return types;
+}
+
+type Since = { backMs: number } | { atMs: number };
+
+function sinceFlag(value: string, env: CommandIo["env"]): Since {
+  const text = value.trim();
+  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text)) return { backMs: parseDuration(text) };
+  const atMs = /^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}:\d{2}))?$/.test(text)
+    ? Date.parse(text)
+    : Number.NaN;
+  if (Number.isNaN(atMs)) {
+    throw new UsageError(
+      `--since needs a duration such as 30m, 2h or 1d, or an ISO 8601 date-time with offset, not ${shown(value, env)}; ${SEE_HELP}`,
+    );
+  }
+  return { atMs };
+}
+
+/**
+ * A `--since` start. A duration counts back from the service's time (the
+ * Date header of a read of the log, as the poller reads it), not this
+ * machine's: a mock's clock may be anywhere.
+ */
+async function positionSince(
+  mr: MedRecords,
+  since: Since,
+  apiFetch: typeof fetch,
+  apiKey: string,
+): Promise<Checkpoint> {
+  let atMs: number;
+  if ("atMs" in since) {
+    atMs = since.atMs;
+  } else {
+    // The key goes to the client's own base URL only.
+    const response = await apiFetch(`${mr.baseUrl.replace(/\/+$/, "")}/v2/events?limit=1`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    await response.body?.cancel().catch(() => undefined);
+    const serverMs = Date.parse(response.headers.get("date") ?? "");
+    atMs = (Number.isNaN(serverMs) ? Date.now() : serverMs) - since.backMs;
+  }
+  return { created_at: new Date(atMs).toISOString(), ids_at_created_at: [] };
+}
+
+/** `whsec_` and 32 base62 characters, as the service's secrets look. */
+function newSecret(): string {
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  const bytes = crypto.getRandomValues(new Uint8Array(64));
+  let out = "";
+  // Rejection sampling keeps every character equally likely.
+  for (const byte of bytes) {
+    if (byte < 248 && out.length < 32) out += alphabet[byte % 62];
+  }
+  return out.length === 32 ? `whsec_${out}` : newSecret();
+}

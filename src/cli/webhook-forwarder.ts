@@ -1,0 +1,154 @@
+/**
+ * Delivers event log entries to a local URL as the service delivers webhooks
+ * (spec, Delivery): POST, the event as the body (`id`, `type`, `created_at`,
+ * `data` as delivered), the service's headers with a V1 signature made with
+ * `signWebhook`, a 5-second timeout, no redirects, and retries of failed
+ * attempts on the service's schedule, divided by 60 unless told otherwise
+ * (docs/spec-decisions.md, "The local development loop").
+ */
+import { causeCode } from "../internal/cause-code.js";
+import type { AnyEvent } from "../schemas/event-list.js";
+import { WebhookEvent } from "../schemas/events.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS } from "../schemas/webhooks.js";
+import { signWebhook } from "../webhooks/sign.js";
+
+/** `medrecords listen` retries this many times faster than the service: 1 s, 5 s, 30 s, 2 min. */
+export const LISTEN_RETRY_SPEEDUP = 60;
+
+/** The retry delays of `--retry-schedule`: the service's own (`spec`) or 60 times shorter (`dev`). */
+export function retryDelaysMs(schedule: "spec" | "dev"): readonly number[] {
+  return schedule === "spec"
+    ? WEBHOOK_RETRY_DELAYS_MS
+    : WEBHOOK_RETRY_DELAYS_MS.map((ms) => ms / LISTEN_RETRY_SPEEDUP);
+}
+
+export interface ForwarderOptions {
+  /** Where to POST. */
+  url: string;
+  /** The `whsec_...` secret that signs every attempt. */
+  secret: string;
+  /** Delays before attempt 2, 3, ...: one attempt more than delays. */
+  retryDelaysMs: readonly number[];
+  /** Writes one line; rejects when the output is gone. */
+  print: (line: string) => Promise<void>;
+  /** Ends attempts in flight and cancels the retries pending. */
+  signal: AbortSignal;
+  /** A retry's line could not be written (a closed output): the command must end. */
+  onFatal: (error: unknown) => void;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default 5000, as the service */
+  timeoutMs?: number;
+}
+
+interface Outgoing {
+  id: string;
+  type: string;
+  body: string;
+}
+
+export interface Forwarder {
+  /**
+   * Makes the first attempt and prints its line; a failure schedules the
+   * retries, which run on their own. Rejects with the signal's reason when
+   * it was aborted before the attempt had an answer (the event is not
+   * delivered and must not count as handled).
+   */
+  deliver(event: AnyEvent): Promise<void>;
+  /** The events whose retries are still pending: cancelled when the signal aborts. */
+  pending(): string[];
+}
+
+export function createForwarder(options: ForwarderOptions): Forwarder {
+  const send = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS;
+  const maxAttempts = options.retryDelaysMs.length + 1;
+  const retries = new Map<string, ReturnType<typeof setTimeout>>();
+  const { signal } = options;
+  signal.addEventListener("abort", () => {
+    for (const timer of retries.values()) clearTimeout(timer);
+  });
+
+  async function attempt(event: Outgoing, n: number): Promise<void> {
+    const headers = {
+      "content-type": "application/json",
+      ...(await signWebhook({ payload: event.body, secret: options.secret })),
+    };
+    const started = performance.now();
+    let status: string;
+    let ok = false;
+    try {
+      const response = await send(options.url, {
+        method: "POST",
+        headers,
+        body: event.body,
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      ok = response.status >= 200 && response.status < 300 && response.type !== "opaqueredirect";
+      status = String(response.status === 0 ? "redirect" : response.status);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
+      status = timedOut ? "timeout" : `error(${causeCode(error) ?? "connection failed"})`;
+    }
+    const ms = Math.round(performance.now() - started);
+    const delay = ok ? undefined : options.retryDelaysMs[n - 1];
+    const what = ok
+      ? ""
+      : delay === undefined
+        ? `  attempt ${n} of ${maxAttempts}, giving up`
+        : `  attempt ${n} of ${maxAttempts}, retry in ${duration(delay)}`;
+    await options.print(
+      `${new Date().toISOString()}  ${event.type}  ${event.id}  ${status}  ${ms}ms${what}\n`,
+    );
+    if (delay !== undefined && !signal.aborted) {
+      const timer = setTimeout(() => {
+        retries.delete(event.id);
+        attempt(event, n + 1).catch((error) => {
+          if (!signal.aborted) options.onFatal(error);
+        });
+      }, delay);
+      retries.set(event.id, timer);
+    }
+  }
+
+  return {
+    async deliver(event) {
+      const outgoing = toOutgoing(event);
+      // A retry of an event listed again (a restart) is replaced by this delivery.
+      const pendingRetry = retries.get(outgoing.id);
+      if (pendingRetry !== undefined) clearTimeout(pendingRetry);
+      retries.delete(outgoing.id);
+      await attempt(outgoing, 1);
+    },
+    pending: () => [...retries.keys()],
+  };
+}
+
+/**
+ * The webhook body of a log entry: the log's `data` may carry more than the
+ * delivery's (status_changed adds status, stage and action_required_reason),
+ * so a known type keeps only the fields its delivery has.
+ */
+export function toOutgoing(event: AnyEvent): Outgoing {
+  const { id, type, created_at } = event;
+  const option = WebhookEvent.options.find((o) => o.shape.type.value === type);
+  const data = event.data as Record<string, unknown>;
+  const delivered =
+    option === undefined
+      ? data
+      : Object.fromEntries(
+          Object.keys(option.shape.data.shape)
+            .filter((key) => key in data)
+            .map((key) => [key, data[key]]),
+        );
+  return { id, type, body: JSON.stringify({ id, type, created_at, data: delivered }) };
+}
+
+function duration(ms: number): string {
+  if (ms < 60_000) return `${ms / 1000}s`;
+  if (ms < 3_600_000) return `${ms / 60_000}min`;
+  return `${ms / 3_600_000}h`;
+}
