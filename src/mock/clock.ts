@@ -82,7 +82,19 @@ export function toEpochMs(date: Date | string | number): number {
   return ms;
 }
 
-export function createMockClock(initial: Date | string | number): MockClock {
+/** What `mock.snapshot()` keeps of a clock: its time and its queue of scheduled tasks. */
+export interface MockClockState {
+  readonly currentMs: number;
+  readonly queue: readonly { atMs: number; task: () => void }[];
+}
+
+/** A clock whose state `mock.snapshot()` / `mock.restore()` save and bring back (not public). */
+export interface RestorableMockClock extends MockClock {
+  saveState(): MockClockState;
+  restoreState(state: MockClockState): void;
+}
+
+export function createMockClock(initial: Date | string | number): RestorableMockClock {
   let currentMs = toEpochMs(initial);
   const queue: { atMs: number; task: () => void }[] = [];
   let running = false;
@@ -139,6 +151,11 @@ export function createMockClock(initial: Date | string | number): MockClock {
       // Stable insertion keeps tasks due at the same instant in scheduling order.
       const index = queue.findIndex((t) => t.atMs > atMs);
       queue.splice(index === -1 ? queue.length : index, 0, entry);
+    },
+    saveState: () => ({ currentMs, queue: queue.map((entry) => ({ ...entry })) }),
+    restoreState(state) {
+      currentMs = state.currentMs;
+      queue.splice(0, queue.length, ...state.queue.map((entry) => ({ ...entry })));
     },
   };
 }

@@ -28,6 +28,11 @@ export type {
   ActionResponseRecord as MockActionResponse,
   UploadedFile as MockUploadedFile,
 } from "./model/retrieval-requests.js";
+export {
+  MOCK_REQUEST_JOURNAL_LIMIT,
+  type MockRequestJournal,
+  type MockRequestRecord,
+} from "./request-journal.js";
 export type {
   MockActionRequest,
   MockFileContent,
@@ -37,9 +42,16 @@ export type {
   MockRetrievalRequests,
 } from "./retrieval-control.js";
 export type {
+  MockSeed,
+  MockSeedCase,
+  MockSeedOptions,
+  MockSeedRetrievalRequest,
+} from "./seed.js";
+export type {
   MockApiKeys,
   MockDeliveries,
   MockService,
   MockServiceCore,
   MockServiceOptions,
 } from "./service.js";
+export type { MockSnapshot } from "./snapshot.js";
