@@ -23,7 +23,8 @@ export interface TestHooks {
 
 /** What `useMockService` needs of an msw `setupServer(...)` result (msw 2 and 3 alike). */
 export interface MswServerLike {
-  listen(options?: { onUnhandledRequest?: "bypass" | "warn" | "error" }): void;
+  /** msw 2 takes `{ onUnhandledRequest }`, msw 3 `{ onUnhandledFrame }`: typed loosely for both. */
+  listen(...options: never[]): void;
   resetHandlers(): void;
   close(): void;
 }
@@ -45,7 +46,7 @@ export interface UseMockServiceOptions extends MockServiceOptions {
    */
   // biome-ignore lint/suspicious/noExplicitAny: msw 2 and 3 type their handlers differently
   setupServer?: (...handlers: any[]) => MswServerLike;
-  /** What MSW does with a request no handler answers. @default "error" */
+  /** What MSW does with a request no handler answers (msw 3 calls it `onUnhandledFrame`). @default "error" */
   onUnhandledRequest?: "bypass" | "warn" | "error";
   /**
    * Runs once after start: the state it leaves (and the clock and keys) is
@@ -129,7 +130,12 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
       const { createMockService } = await import("../mock/create-mock-service.js");
       const created = createMockService(service);
       msw = setupServer(...created.handlers);
-      msw.listen({ onUnhandledRequest: onUnhandledRequest ?? "error" });
+      // Each major reads its own name and ignores the other's.
+      const unhandled = onUnhandledRequest ?? "error";
+      (msw.listen as (options: object) => void)({
+        onUnhandledRequest: unhandled,
+        onUnhandledFrame: unhandled,
+      });
       mock = created;
     } else {
       const { startMockServer } = await import("../mock/http-server.js");
