@@ -52,9 +52,10 @@ export interface UseMockServiceOptions extends MockServiceOptions {
    * Runs once after start: the state it leaves (and the clock and keys) is
    * the baseline, brought back after every test with `mock.restore()`.
    * @default none (every test starts from an empty mock)
+   * `apiKey` is the handle's key, for setup made through the API (a webhook).
    * @example (mock) => { mock.seed.retrievalRequest({ status: "processing" }) }
    */
-  seed?: (mock: MockServiceCore) => unknown;
+  seed?: (mock: MockServiceCore, context: { apiKey: string }) => unknown;
   /** Scopes of `apiKey`. @default every scope */
   scopes?: readonly Scope[];
 }
@@ -143,7 +144,7 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
       mock = http;
     }
     const apiKey = mock.apiKeys.create(scopes === undefined ? {} : { scopes });
-    await seed?.(mock);
+    await seed?.(mock, { apiKey });
     mock.requests.clear();
     running = { mock, apiKey, baseline: mock.snapshot() };
   });
