@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROL_ENDPOINTS } from "../../src/mock/control-api.js";
 import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { openApiDocument } from "../../src/openapi/document.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
 
@@ -985,6 +986,12 @@ describe("POST /__mock/seed/cases, POST /__mock/seed/retrieval-requests", () => 
       "validation_error",
     );
   });
+});
+
+it("the OpenAPI document lists no /__mock/ path: the control API is the mock's, not the service's", () => {
+  expect(Object.keys(openApiDocument().paths).filter((path) => path.startsWith("/__mock"))).toEqual(
+    [],
+  );
 });
 
 describe("/__mock/snapshots", () => {
