@@ -14,6 +14,7 @@ export default defineConfig([
       index: "src/index.ts",
       webhooks: "src/webhooks/index.ts",
       mock: "src/mock/index.ts",
+      testing: "src/testing/index.ts",
       // The two targets of the package's `#hmac` import (package.json "imports"):
       // node:crypto under the `node` condition, Web Crypto everywhere else.
       hmac: "src/webhooks/hmac.ts",
@@ -26,6 +27,7 @@ export default defineConfig([
         index: "src/index.ts",
         webhooks: "src/webhooks/index.ts",
         mock: "src/mock/index.ts",
+        testing: "src/testing/index.ts",
       },
     },
     sourcemap: true,

@@ -20,7 +20,7 @@ case "$("$NODE" --version)" in
     exit 1
     ;;
 esac
-for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/hmac.js dist/hmac.cjs dist/hmac-node.js dist/hmac-node.cjs dist/mock.js dist/mock.cjs dist/cli.js; do
+for f in dist/index.js dist/index.cjs dist/webhooks.js dist/webhooks.cjs dist/hmac.js dist/hmac.cjs dist/hmac-node.js dist/hmac-node.cjs dist/mock.js dist/mock.cjs dist/testing.js dist/testing.cjs dist/cli.js; do
   if [ ! -f "$REPO/$f" ]; then
     echo "smoke: $f missing; run npm run build first" >&2
     exit 1
@@ -62,6 +62,7 @@ import assert from "node:assert/strict";
 import * as root from "medrecords";
 import * as mock from "medrecords/mock";
 import * as webhooks from "medrecords/webhooks";
+import * as testing from "medrecords/testing";
 
 const { MedRecords } = root;
 assert.equal(typeof MedRecords, "function", "medrecords: MedRecords export is missing");
@@ -77,6 +78,8 @@ assert.equal(
 );
 assert.equal(typeof mock.startMockServer, "function", "medrecords/mock: startMockServer export is missing");
 assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
+assert.equal(typeof testing.useMockService, "function", "medrecords/testing: useMockService export is missing");
+assert.ok(testing.FICTIONAL_CLIENTS.length > 0, "medrecords/testing: FICTIONAL_CLIENTS is empty");
 const { default: openapi } = await import("medrecords/openapi.json", { with: { type: "json" } });
 assert.equal(openapi.openapi, "3.1.0", "medrecords/openapi.json: not an OpenAPI 3.1 document");
 assert.equal(openapi.info.version, "1.0.0", "medrecords/openapi.json: info.version is not 1.0.0");
@@ -89,6 +92,8 @@ const assert = require("node:assert/strict");
 const root = require("medrecords");
 const webhooks = require("medrecords/webhooks");
 const mock = require("medrecords/mock");
+const testing = require("medrecords/testing");
+assert.equal(typeof testing.assertNoCanaryLeak, "function", "medrecords/testing (require): assertNoCanaryLeak is missing");
 
 const { MedRecords } = root;
 assert.equal(typeof MedRecords, "function", "medrecords: MedRecords export is missing");
@@ -106,7 +111,7 @@ assert.equal(typeof mock.startMockServer, "function", "medrecords/mock: startMoc
 assert.ok(Object.keys(webhooks).length > 0, "medrecords/webhooks: no exports");
 assert.equal(require("medrecords/openapi.json").openapi, "3.1.0", "medrecords/openapi.json via require");
 // The CJS build must resolve to the .cjs files, not to the ESM ones.
-for (const id of ["medrecords", "medrecords/webhooks", "medrecords/mock"]) {
+for (const id of ["medrecords", "medrecords/webhooks", "medrecords/mock", "medrecords/testing"]) {
   assert.match(require.resolve(id), /\.cjs$/, `${id}: require resolved to ${require.resolve(id)}`);
 }
 console.log("smoke: CJS ok (root %d, webhooks %d, mock %d exports)",

@@ -109,13 +109,25 @@ export function toEpochMs(date: Date | string | number): number {
   return ms;
 }
 
+/** What `mock.snapshot()` keeps of a clock: its time and its queue of scheduled tasks. */
+export interface MockClockState {
+  readonly currentMs: number;
+  readonly queue: readonly { atMs: number; task: () => void }[];
+}
+
+/** A clock whose state `mock.snapshot()` / `mock.restore()` save and bring back (not public). */
+export interface RestorableMockClock extends MockClock {
+  saveState(): MockClockState;
+  restoreState(state: MockClockState): void;
+}
+
 /** The longest delay setTimeout takes (about 24.8 days); a later task re-arms on waking. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function createMockClock(
   initial: Date | string | number,
   options: MockClockOptions = {},
-): MockClock {
+): RestorableMockClock {
   const mode = options.mode ?? "manual";
   if (mode !== "manual" && mode !== "real") {
     throw new TypeError('The mock clock\'s mode must be "manual" or "real".');
@@ -201,7 +213,7 @@ export function createMockClock(
     timer.unref?.();
   }
 
-  const clock: MockClock = {
+  const clock: RestorableMockClock = {
     mode,
     now: () => new Date(current()),
     advance(by) {
@@ -221,6 +233,14 @@ export function createMockClock(
       queue.splice(index === -1 ? queue.length : index, 0, entry);
       // A new first task moves the wake-up; inside a run, the run re-arms when it ends.
       if (!running && queue[0] === entry) arm();
+    },
+    saveState: () => ({ currentMs: current(), queue: queue.map((entry) => ({ ...entry })) }),
+    restoreState(state) {
+      if (running)
+        throw new Error("The mock clock cannot be restored from inside a scheduled task.");
+      setLive(state.currentMs);
+      queue.splice(0, queue.length, ...state.queue.map((entry) => ({ ...entry })));
+      arm();
     },
   };
   stoppers.set(clock, () => {

@@ -16,7 +16,9 @@ import { apiErrorReply, json, readText } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
+import type { MockSeed } from "./seed.js";
 import type { MockServiceCore } from "./service.js";
+import type { MockSnapshot } from "./snapshot.js";
 
 type ControlHandler = (call: {
   request: Request;
@@ -69,7 +71,17 @@ export const CONTROL_ENDPOINTS = [
   "PUT    /__mock/faults",
   "DELETE /__mock/faults",
   "POST   /__mock/reset",
+  "POST   /__mock/seed/cases",
+  "POST   /__mock/seed/retrieval-requests",
+  "POST   /__mock/snapshots",
+  "POST   /__mock/snapshots/{id}/restore",
+  "DELETE /__mock/snapshots/{id}",
+  "GET    /__mock/requests",
+  "DELETE /__mock/requests",
 ] as const;
+
+/** Snapshots the control API holds at once; `DELETE /__mock/snapshots/{id}` frees a place. */
+export const CONTROL_SNAPSHOTS_MAX = 100;
 
 export function createControlApi(
   service: MockServiceCore,
@@ -156,6 +168,52 @@ export function createControlApi(
     service.reset();
     return new Response(null, { status: 204 });
   });
+  route("POST", "/seed/cases", async ({ request }) =>
+    json(201, service.seed.case(await readJson(request, checkedBy<SeedCaseInput>(), {}))),
+  );
+  route("POST", "/seed/retrieval-requests", async ({ request }) => {
+    const emit = new URL(request.url).searchParams.get("emit");
+    if (emit !== null && emit !== "true" && emit !== "false") {
+      throw new MockApiError(400, "validation_error", "emit: expected true or false.");
+    }
+    const input = await readJson(request, checkedBy<SeedRetrievalInput>());
+    return json(201, service.seed.retrievalRequest(input, { emit: emit === "true" }));
+  });
+  // Held here by id, as a snapshot is an in-process value; ids are never reused.
+  const snapshots = new Map<string, MockSnapshot>();
+  let snapshotCount = 0;
+  const snapshotOf = (params: Record<string, string>) => {
+    const snapshot = snapshots.get(id(params));
+    if (snapshot === undefined) throw notFound(`No snapshot ${id(params)}.`);
+    return snapshot;
+  };
+  route("POST", "/snapshots", () => {
+    if (snapshots.size >= CONTROL_SNAPSHOTS_MAX) {
+      throw new MockApiError(
+        409,
+        "conflict",
+        `The control API holds up to ${CONTROL_SNAPSHOTS_MAX} snapshots; DELETE /__mock/snapshots/{id} one first.`,
+      );
+    }
+    snapshotCount += 1;
+    const snapshotId = `snap_${snapshotCount}`;
+    snapshots.set(snapshotId, service.snapshot());
+    return json(201, { id: snapshotId, ...now() });
+  });
+  route("POST", "/snapshots/:id/restore", ({ params }) => {
+    service.restore(snapshotOf(params));
+    return json(200, now());
+  });
+  route("DELETE", "/snapshots/:id", ({ params }) => {
+    snapshotOf(params);
+    snapshots.delete(id(params));
+    return new Response(null, { status: 204 });
+  });
+  route("GET", "/requests", () => json(200, { results: service.requests }));
+  route("DELETE", "/requests", () => {
+    service.requests.clear();
+    return new Response(null, { status: 204 });
+  });
 
   return async (request, url) => {
     try {
@@ -173,6 +231,8 @@ export function createControlApi(
 }
 
 type StatusInput = Parameters<MockRetrievalRequests["setStatus"]>[1];
+type SeedCaseInput = Parameters<MockSeed["case"]>[0];
+type SeedRetrievalInput = Parameters<MockSeed["retrievalRequest"]>[0];
 type ActionRequestInput = Parameters<MockRetrievalRequests["openActionRequest"]>[1];
 
 /** Any JSON, typed as the argument of the service method that validates it. */

@@ -29,6 +29,11 @@ export type {
   ActionResponseRecord as MockActionResponse,
   UploadedFile as MockUploadedFile,
 } from "./model/retrieval-requests.js";
+export {
+  MOCK_REQUEST_JOURNAL_LIMIT,
+  type MockRequestJournal,
+  type MockRequestRecord,
+} from "./request-journal.js";
 export type {
   MockActionRequest,
   MockFileContent,
@@ -38,9 +43,16 @@ export type {
   MockRetrievalRequests,
 } from "./retrieval-control.js";
 export type {
+  MockSeed,
+  MockSeedCase,
+  MockSeedOptions,
+  MockSeedRetrievalRequest,
+} from "./seed.js";
+export type {
   MockApiKeys,
   MockDeliveries,
   MockService,
   MockServiceCore,
   MockServiceOptions,
 } from "./service.js";
+export type { MockSnapshot } from "./snapshot.js";

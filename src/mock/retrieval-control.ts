@@ -123,7 +123,7 @@ const SetStatusInput = z.strictObject({
   action_required_reason: z.enum(ACTION_REQUIRED_REASONS).nullable().optional(),
 });
 
-const OpenActionRequestInput = z
+export const OpenActionRequestInput = z
   .strictObject({
     message: z.string().trim().min(1),
     reason: z.enum(ACTION_REQUIRED_REASONS),
@@ -172,12 +172,21 @@ const InvoiceInput = z.strictObject({
 });
 
 function parse<S extends z.ZodType>(method: string, schema: S, value: unknown): z.output<S> {
+  return parseArgument(`mock.retrievalRequests.${method}`, schema, value);
+}
+
+/** Validates an argument of a control method; a TypeError names `where` and each bad field. */
+export function parseArgument<S extends z.ZodType>(
+  where: string,
+  schema: S,
+  value: unknown,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const reasons = result.error.issues
     .map((i) => `${i.path.length > 0 ? i.path.join(".") : "argument"}: ${i.message}`)
     .join("; ");
-  throw new TypeError(`mock.retrievalRequests.${method}: ${reasons}.`);
+  throw new TypeError(`${where}: ${reasons}.`);
 }
 
 function toBytes(content: MockFileContent): Uint8Array {

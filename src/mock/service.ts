@@ -16,9 +16,12 @@ import {
 import { newRequestId } from "./model/ids.js";
 import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
+import { createRequestJournal, type MockRequestJournal } from "./request-journal.js";
 import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
 import { apiRoutes } from "./routes.js";
+import { createSeed, type MockSeed } from "./seed.js";
+import { type MockSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 
 /** Options of `createMockService(options)` (and of `startMockServer`, but the origins). */
 export interface MockServiceOptions {
@@ -138,6 +141,26 @@ export interface MockServiceCore {
    * their webhook gone and stop.
    */
   reset(): void;
+  /**
+   * Puts cases and retrieval requests in place directly, in any state: no API
+   * call, no event unless `{ emit: true }`. Returns them as the API renders them.
+   * @example mock.seed.retrievalRequest({ status: "action_required", action_required_reason: "missing_hipaa_authorization", pending_action_request: { message: "Please sign the attached form" } })
+   */
+  readonly seed: MockSeed;
+  /**
+   * Saves the state, the delivery inbox, the clock and the API keys, for
+   * `restore()`. Not saved: faults, `requests`, deliveries in flight and
+   * their retries. Cheap enough for every `beforeEach`.
+   */
+  snapshot(): MockSnapshot;
+  /** Brings back exactly what `snapshot()` saved; a snapshot can be restored any number of times. */
+  restore(snapshot: MockSnapshot): void;
+  /**
+   * Every request the API origin received (method, path, path template,
+   * status, request id, time; no body, header or query), oldest first, the
+   * last 10 000; `requests.clear()` forgets them.
+   */
+  readonly requests: MockRequestJournal;
 }
 
 export interface MockService extends MockServiceCore {
@@ -171,6 +194,7 @@ export function createMockServiceCore(
     ...(options.clock === undefined ? {} : { mode: options.clock }),
     ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
   });
+  const journal = createRequestJournal();
   const faults = createFaultController();
   const ctx: ModelContext = {
     clock,
@@ -209,6 +233,11 @@ export function createMockServiceCore(
     if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
     return match.route.handle({ request, url, params: match.params, apiKey, requestId });
   }
+  // The journal's pathTemplate: also for a request refused before routing (401), so matched again.
+  const templateOf = (method: string, path: string): string | null =>
+    method === "GET" && path === OPENAPI_PATH
+      ? OPENAPI_PATH
+      : (api.match(method, path)?.route.pattern ?? null);
 
   async function serveStorage(request: Request, url: URL): Promise<Response> {
     const match = storage.match(request.method, url.pathname);
@@ -221,6 +250,7 @@ export function createMockServiceCore(
     const isApi = url.origin === baseUrl;
     if (!isApi && url.origin !== storageUrl) return undefined;
     const requestId = newRequestId();
+    const at = clock.now().toISOString();
     const answer = async (serve: () => Promise<Response>) => {
       let response: Response;
       try {
@@ -235,9 +265,20 @@ export function createMockServiceCore(
       return response;
     };
     // A dropped connection comes back as Response.error() (see api-faults.ts).
-    return faults.serve(request, isApi, answer, async () =>
+    const response = await faults.serve(request, isApi, answer, async () =>
       isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
     );
+    if (isApi) {
+      journal.record({
+        method: request.method,
+        path: url.pathname,
+        pathTemplate: templateOf(request.method, url.pathname),
+        status: response.status,
+        requestId,
+        at,
+      });
+    }
+    return response;
   }
 
   async function mockFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -279,7 +320,12 @@ export function createMockServiceCore(
       ctx.state = createState();
       ctx.delivery.inbox.length = 0;
     },
+    seed: createSeed(ctx),
+    snapshot: () => takeSnapshot(snapshotParts),
+    restore: (snapshot) => restoreSnapshot(snapshotParts, snapshot),
+    requests: journal.journal,
   };
+  const snapshotParts = { owner: service, ctx, clock, keys };
   contexts.set(service, ctx);
   return service;
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROL_ENDPOINTS } from "../../src/mock/control-api.js";
 import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { openApiDocument } from "../../src/openapi/document.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
 
@@ -941,6 +942,99 @@ describe("POST /__mock/reset", () => {
     expect((await h.control("GET", "/clock")).body).toEqual(clock);
     expect((await h.control("GET", "/faults")).body).toEqual(faults.body);
     await h.control("DELETE", "/faults");
+  });
+});
+
+describe("POST /__mock/seed/cases, POST /__mock/seed/retrieval-requests", () => {
+  const h = useServer();
+
+  it("answers 201 with the seeded resources as the API renders them, without events", async () => {
+    const seededCase = await h.control("POST", "/seed/cases", { client_name: "Quill Nobody" });
+    expect(seededCase.status).toBe(201);
+    expect((await h.api("GET", `/v2/cases/${seededCase.body.id}`)).body).toEqual(seededCase.body);
+    const rr = await h.control("POST", "/seed/retrieval-requests", {
+      case_id: seededCase.body.id,
+      status: "action_required",
+      action_required_reason: "missing_hipaa_authorization",
+      pending_action_request: { message: "Please sign" },
+    });
+    expect(rr.status).toBe(201);
+    expect(rr.body.pending_action_request).toMatchObject({ requires_pdf: true });
+    expect((await h.api("GET", `/v2/retrieval-requests/${rr.body.id}`)).body).toEqual(rr.body);
+    expect((await h.api("GET", "/v2/events")).body.results).toEqual([]);
+  });
+
+  it("emits the history's events with ?emit=true", async () => {
+    const rr = await h.control("POST", "/seed/retrieval-requests?emit=true", {
+      status: "processing",
+      records: 1,
+    });
+    const events = (await h.api("GET", `/v2/events?object_id=${rr.body.id}`)).body.results;
+    expect(events.map((e: Json) => e.type).sort()).toEqual([DOCUMENTS_AVAILABLE, STATUS_CHANGED]);
+  });
+
+  it("answers 400 validation_error for an impossible state or a bad emit, naming the field", async () => {
+    const message = expectError(
+      await h.control("POST", "/seed/retrieval-requests", { status: "action_required" }),
+      400,
+      "validation_error",
+    );
+    expect(message).toMatch(/action_required_reason: status action_required needs a reason/);
+    expectError(
+      await h.control("POST", "/seed/retrieval-requests?emit=yes", { status: "pending" }),
+      400,
+      "validation_error",
+    );
+  });
+});
+
+it("the OpenAPI document lists no /__mock/ path: the control API is the mock's, not the service's", () => {
+  expect(Object.keys(openApiDocument().paths).filter((path) => path.startsWith("/__mock"))).toEqual(
+    [],
+  );
+});
+
+describe("/__mock/snapshots", () => {
+  const h = useServer();
+
+  it("saves state, clock and keys by id, restores them any number of times, and deletes them", async () => {
+    const seeded = await h.control("POST", "/seed/cases", {});
+    const taken = await h.control("POST", "/snapshots");
+    expect(taken.status).toBe(201);
+    expect(taken.body).toEqual({ id: expect.stringMatching(/^snap_\d+$/), now: START });
+    const later = (await h.control("POST", "/api-keys")).body.api_key;
+    await h.control("POST", "/seed/cases", {});
+    await h.control("POST", "/clock/advance", { by: "1h" });
+
+    for (let i = 0; i < 2; i++) {
+      const restored = await h.control("POST", `/snapshots/${taken.body.id}/restore`);
+      expect(restored.body).toEqual({ now: START });
+      const cases = (await h.api("GET", "/v2/cases")).body.results;
+      expect(cases.map((c: Json) => c.id)).toEqual([seeded.body.id]);
+      expectError(await h.api("GET", "/v2/cases", undefined, later), 401, "invalid_api_key");
+      await h.control("POST", "/seed/cases", {});
+    }
+    expect((await h.control("DELETE", `/snapshots/${taken.body.id}`)).status).toBe(204);
+    expectError(await h.control("POST", `/snapshots/${taken.body.id}/restore`), 404, "not_found");
+  });
+});
+
+describe("GET, DELETE /__mock/requests", () => {
+  const h = useServer();
+
+  it("lists the API requests received, without control calls, and forgets them", async () => {
+    await h.api("GET", "/v2/cases");
+    const listed = await h.control("GET", "/requests");
+    expect(listed.body.results).toEqual([
+      expect.objectContaining({
+        method: "GET",
+        path: "/v2/cases",
+        pathTemplate: "/v2/cases",
+        status: 200,
+      }),
+    ]);
+    expect((await h.control("DELETE", "/requests")).status).toBe(204);
+    expect((await h.control("GET", "/requests")).body.results).toEqual([]);
   });
 });
 

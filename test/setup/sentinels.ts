@@ -5,6 +5,7 @@
  * checks every test file against these; test/security/leaks.test.ts drives
  * the sentinel values through every error path on purpose.
  */
+import { PHI_CANARIES } from "../../src/testing/fictional-clients.js";
 
 /** A sentinel API key in the service's format: `medrecords_sk_live_` + 32 base62. */
 export const SENTINEL_API_KEY = "medrecords_sk_live_SeNtInEl0KeY0ZzZ9yY8xX7wW6vV5uU4";
@@ -52,6 +53,8 @@ export const SECRET_VALUES: ReadonlyArray<{ kind: string; value: string }> = [
   { kind: "PHI (fixture email)", value: "roe@example.com" },
   { kind: "PHI (fixture date of birth)", value: "1980-02-29" },
   { kind: "PHI (fixture phone)", value: "+1 555 0100" },
+  // The canaries medrecords/testing gives users: this suite holds itself to the same check.
+  ...PHI_CANARIES.map(({ kind, value }) => ({ kind: `PHI (${kind})`, value })),
 ];
 
 /** One pass over a text for every pattern and value: the common case, nothing found, stays cheap. */

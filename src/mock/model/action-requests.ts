@@ -90,6 +90,30 @@ export function openActionRequest(
   return actionRequestFields(actionRequest);
 }
 
+/**
+ * Puts an open action request on a request already in status action_required
+ * with the same reason (seeding, src/mock/seed.ts): first opening, opened at
+ * the request's public_updated_at, no event.
+ */
+export function placeActionRequest(
+  ctx: ModelContext,
+  stored: StoredRetrievalRequest,
+  input: OpenActionRequestInput,
+): ActionRequestRecord {
+  const actionRequest: ActionRequestRecord = {
+    id: nextRetrievalId(ctx.state.retrieval, "action_request", "ar_"),
+    ...input,
+    opened_at: stored.value.public_updated_at,
+    opening: 1,
+    status: "open",
+    responses: [],
+    attachments: new Map(),
+  };
+  stored.actionRequests.push(actionRequest);
+  stored.pendingActionRequestId = actionRequest.id;
+  return actionRequest;
+}
+
 export interface ActionResponseInput {
   /** As sent: trimmed and judged here, so a bad one is a rejection, not a validation error. */
   message: string;

@@ -40,6 +40,17 @@ export class ApiKeyStore {
     return key;
   }
 
+  /** Every key and its record, for `mock.snapshot()`; records are immutable, so shared. */
+  save(): ReadonlyMap<string, ApiKeyRecord> {
+    return new Map(this.#keys);
+  }
+
+  /** Back to the keys `save()` returned: later keys stop working, earlier ones work again. */
+  restore(saved: ReadonlyMap<string, ApiKeyRecord>): void {
+    this.#keys.clear();
+    for (const [key, record] of saved) this.#keys.set(key, record);
+  }
+
   /** The key of an `Authorization` header value, or a 401. */
   authenticate(header: string | null): ApiKeyRecord {
     const match = header === null ? null : /^Bearer +(\S+) *$/i.exec(header);

@@ -101,7 +101,8 @@ export interface NewFile {
   bytes: Uint8Array;
 }
 
-function addDocument(
+/** Lists a document on the request; no public change, no event (the callers make those). */
+export function addDocument(
   ctx: ModelContext,
   stored: StoredRetrievalRequest,
   kind: "record" | "invoice",

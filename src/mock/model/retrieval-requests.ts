@@ -337,3 +337,50 @@ export function createRetrievalRequest(
   ctx.autopilot?.adopt(stored.value.id);
   return renderRetrievalRequest(ctx, stored);
 }
+
+/** What `placeRetrievalRequest` puts in place: a request as it stands after a history not replayed. */
+export interface PlacedRetrievalRequest {
+  case_id: string;
+  facility_id: string;
+  requestor_id: string;
+  external_id: string | null;
+  status: RetrievalStatusValue;
+  stage: RetrievalStageValue;
+  action_required_reason: ActionRequiredReasonValue | null;
+  auth_form: UploadedFile;
+}
+
+/**
+ * Stores a retrieval request directly in a given status and stage (seeding,
+ * src/mock/seed.ts): no upload is consumed and no event emitted. Its case,
+ * facility and requestor must exist; the caller checked the combination.
+ */
+export function placeRetrievalRequest(
+  ctx: ModelContext,
+  input: PlacedRetrievalRequest,
+): StoredRetrievalRequest {
+  assertCaseExists(ctx, input.case_id);
+  getFacility(ctx, input.facility_id);
+  getRequestor(ctx, input.requestor_id);
+  const now = new Date(nextPublicUpdateMs(ctx)).toISOString();
+  const stored: StoredRetrievalRequest = {
+    seq: nextSequence(ctx.state),
+    value: {
+      id: nextRetrievalId(ctx.state.retrieval, "retrieval_request", "ret_"),
+      ...input,
+      attachments: [],
+      record_types: [],
+      date_from: null,
+      date_to: null,
+      notes: null,
+      created_at: now,
+      updated_at: now,
+      public_updated_at: now,
+    },
+    documents: [],
+    actionRequests: [],
+    pendingActionRequestId: null,
+  };
+  ctx.state.retrieval.requests.set(stored.value.id, stored);
+  return stored;
+}

@@ -1,0 +1,170 @@
+/**
+ * `useMockService()`: the reference server's lifecycle in a Vitest or Jest
+ * file, as MSW's docs put theirs: start it before all tests, bring it back to
+ * a known state after each, close it after all. Works with msw 2 and msw 3
+ * (pass your `setupServer`), or without msw over real HTTP on loopback.
+ *
+ * The test runner is never imported: the hooks are passed in, or taken from
+ * the runner's globals (Jest always; Vitest with `globals: true`).
+ */
+import type { MockServer } from "../mock/http-server.js";
+import type { Scope } from "../mock/model/api-keys.js";
+import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
+import type { MockSnapshot } from "../mock/snapshot.js";
+
+type Hook = (fn: () => unknown) => void;
+
+/** The runner's hooks: `{ beforeAll, afterAll, afterEach }` from "vitest" or Jest's globals. */
+export interface TestHooks {
+  beforeAll: Hook;
+  afterAll: Hook;
+  afterEach: Hook;
+}
+
+/** What `useMockService` needs of an msw `setupServer(...)` result (msw 2 and 3 alike). */
+export interface MswServerLike {
+  /** msw 2 takes `{ onUnhandledRequest }`, msw 3 `{ onUnhandledFrame }`: typed loosely for both. */
+  listen(...options: never[]): void;
+  resetHandlers(): void;
+  close(): void;
+}
+
+/** Options of `useMockService(options)`: those of `createMockService`, plus the lifecycle's. */
+export interface UseMockServiceOptions extends MockServiceOptions {
+  /**
+   * The runner's hooks.
+   * @default globalThis.beforeAll / afterAll / afterEach (Jest; Vitest with `globals: true`)
+   * @example import { afterAll, afterEach, beforeAll } from "vitest"; useMockService({ hooks: { beforeAll, afterAll, afterEach } })
+   */
+  hooks?: TestHooks;
+  /**
+   * msw's `setupServer` (from `msw/node`, msw 2 or 3): the mock then runs
+   * inside MSW at `baseUrl`. Without it, the mock listens over real HTTP on
+   * 127.0.0.1 at a free port (`startMockServer`), and msw is not needed.
+   * @default undefined (over HTTP)
+   * @example import { setupServer } from "msw/node"; useMockService({ setupServer })
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: msw 2 and 3 type their handlers differently
+  setupServer?: (...handlers: any[]) => MswServerLike;
+  /** What MSW does with a request no handler answers (msw 3 calls it `onUnhandledFrame`). @default "error" */
+  onUnhandledRequest?: "bypass" | "warn" | "error";
+  /**
+   * Runs once after start: the state it leaves (and the clock and keys) is
+   * the baseline, brought back after every test with `mock.restore()`.
+   * @default none (every test starts from an empty mock)
+   * `apiKey` is the handle's key, for setup made through the API (a webhook).
+   * @example (mock) => { mock.seed.retrievalRequest({ status: "processing" }) }
+   */
+  seed?: (mock: MockServiceCore, context: { apiKey: string }) => unknown;
+  /** Scopes of `apiKey`. @default every scope */
+  scopes?: readonly Scope[];
+}
+
+/** What `useMockService` returns; its members can be read once the `beforeAll` hook ran. */
+export interface MockTestHandle {
+  /** The running service: seed it, drive the provider's side, read `requests`. */
+  readonly mock: MockServiceCore;
+  /** An API key with `scopes`, minted before `seed`: valid in every test. */
+  readonly apiKey: string;
+  /** The API's base URL, for the client's `baseUrl`. */
+  readonly baseUrl: string;
+  /** Brings the baseline back now (done after each test anyway). */
+  reset(): Promise<void>;
+}
+
+function globalHooks(): TestHooks {
+  const g = globalThis as Partial<TestHooks>;
+  if (
+    typeof g.beforeAll !== "function" ||
+    typeof g.afterAll !== "function" ||
+    typeof g.afterEach !== "function"
+  ) {
+    throw new TypeError(
+      "useMockService: no test hooks found. Pass { hooks: { beforeAll, afterAll, afterEach } } (from vitest), or enable the runner's globals.",
+    );
+  }
+  return { beforeAll: g.beforeAll, afterAll: g.afterAll, afterEach: g.afterEach };
+}
+
+/**
+ * Starts the mock before all tests of the file (or describe block), restores
+ * the baseline after each test (state, clock and keys as `seed` left them;
+ * faults cleared; `requests` emptied; MSW's runtime handlers reset), and
+ * closes it after all.
+ */
+export function useMockService(options: UseMockServiceOptions = {}): MockTestHandle {
+  const {
+    hooks = globalHooks(),
+    setupServer,
+    onUnhandledRequest,
+    seed,
+    scopes,
+    ...service
+  } = options;
+  let running: { mock: MockServiceCore; apiKey: string; baseline: MockSnapshot } | undefined;
+  let msw: MswServerLike | undefined;
+  let http: MockServer | undefined;
+
+  const get = () => {
+    if (running === undefined) {
+      throw new Error(
+        "useMockService: the mock starts in beforeAll; read its members inside a test or a hook.",
+      );
+    }
+    return running;
+  };
+
+  const restoreBaseline = async () => {
+    const { mock, baseline } = get();
+    // Attempts in flight belong to the test that caused them: finish them there.
+    await mock.deliveries.flush();
+    mock.restore(baseline);
+    mock.faults.clear();
+    mock.requests.clear();
+    msw?.resetHandlers();
+  };
+
+  hooks.beforeAll(async () => {
+    let mock: MockServiceCore;
+    if (setupServer !== undefined) {
+      // Loaded here only, so that the HTTP mode needs no msw installed.
+      const { createMockService } = await import("../mock/create-mock-service.js");
+      const created = createMockService(service);
+      msw = setupServer(...created.handlers);
+      // Each major reads its own name and ignores the other's.
+      const unhandled = onUnhandledRequest ?? "error";
+      (msw.listen as (options: object) => void)({
+        onUnhandledRequest: unhandled,
+        onUnhandledFrame: unhandled,
+      });
+      mock = created;
+    } else {
+      const { startMockServer } = await import("../mock/http-server.js");
+      http = await startMockServer(service);
+      mock = http;
+    }
+    const apiKey = mock.apiKeys.create(scopes === undefined ? {} : { scopes });
+    await seed?.(mock, { apiKey });
+    mock.requests.clear();
+    running = { mock, apiKey, baseline: mock.snapshot() };
+  });
+  hooks.afterEach(restoreBaseline);
+  hooks.afterAll(async () => {
+    msw?.close();
+    await http?.close();
+    running = undefined;
+  });
+
+  return {
+    get mock() {
+      return get().mock;
+    },
+    get apiKey() {
+      return get().apiKey;
+    },
+    get baseUrl() {
+      return get().mock.baseUrl;
+    },
+    reset: restoreBaseline,
+  };
+}
