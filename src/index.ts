@@ -15,6 +15,7 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  DownloadError,
   InternalServerError,
   InvalidRequestError,
   LimitExceededError,

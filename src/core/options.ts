@@ -71,6 +71,14 @@ export interface ClientOptions {
    */
   fetch?: typeof fetch;
   /**
+   * Merged into the `init` of every `fetch` the client makes: API calls,
+   * downloads and uploads (an undici `dispatcher`, say). A `dispatcher` takes
+   * over routing: uploads then go through `fetch` too, not node:http.
+   * @default undefined
+   * @example { dispatcher: new EnvHttpProxyAgent() } // from undici
+   */
+  fetchOptions?: (RequestInit & Record<string, unknown>) | undefined;
+  /**
    * Receives one line per attempt (method, path template, status, request id,
    * attempt, elapsed time). Nothing is logged by default.
    * @example console

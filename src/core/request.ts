@@ -144,6 +144,14 @@ export class Core {
     };
   }
 
+  /**
+   * `fetch` for a presigned storage address: no key and no trace headers
+   * (only what `init` holds), with `fetchOptions` merged in.
+   */
+  storageFetch(url: string, init: RequestInit): Promise<Response> {
+    return this.fetch(url, { ...this.options.fetchOptions, ...init });
+  }
+
   /** Replaces every occurrence of the key, in case a message ever carried it. */
   redact(text: string): string {
     return text.split(this.#apiKey).join("[redacted]");

@@ -107,7 +107,8 @@ function toReadableStream(file: unknown): ReadableStream<Uint8Array> | undefined
   return undefined;
 }
 
-async function errorCode(response: Response): Promise<string | undefined> {
+/** The `error.code` of a JSON error body, if it has one. */
+export async function errorCode(response: Response): Promise<string | undefined> {
   try {
     const data = (await response.json()) as { error?: { code?: unknown } };
     return typeof data?.error?.code === "string" ? data.error.code : undefined;
@@ -150,7 +151,7 @@ export async function signAndPut(
     const response =
       fetchFn === undefined && isNode()
         ? await nodePut(signed.upload_url, body, headers, signal)
-        : await (fetchFn ?? globalThis.fetch)(signed.upload_url, {
+        : await core.storageFetch(signed.upload_url, {
             method: "PUT",
             body,
             headers,
