@@ -39,6 +39,7 @@ export type {
   ResponseInfo,
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
+export type { SpanLike, TracerLike } from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export {
   type CatchUpOptions,

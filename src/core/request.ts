@@ -17,6 +17,7 @@ import {
 } from "./errors.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
+import { type CallSpan, startCallSpan } from "./tracing.js";
 
 /** What a call sends beyond what its operation fixes. */
 export interface CallInput<O extends Operation = Operation> {
@@ -246,12 +247,35 @@ export class Core {
       input,
       toSearchParams(query as Record<string, unknown> | undefined),
     );
+    const { tracer } = this.options;
+    if (tracer === undefined) return this.#exchange(op, url, input.body, body, options);
+    const span = startCallSpan(tracer, op, new URL(this.origin));
+    try {
+      const result = await this.#exchange(op, url, input.body, body, options, span);
+      span.succeed(result.response.status, result.requestId);
+      return result;
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    }
+  }
+
+  async #exchange(
+    op: Operation,
+    url: string,
+    given: unknown,
+    body: unknown,
+    options: RequestOptions,
+    span?: CallSpan,
+  ) {
+    const where = describeOperation(op);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const headers: Record<string, string> = {
       accept: "application/json",
       ...this.options.defaultHeaders,
       ...options.headers,
+      ...span?.headers,
       authorization: `Bearer ${this.#apiKey}`,
     };
     let response: Response;
@@ -259,7 +283,7 @@ export class Core {
       response = await ky(url, {
         method: op.method,
         headers,
-        json: input.body === undefined ? undefined : body,
+        json: given === undefined ? undefined : body,
         timeout: timeoutMs,
         totalTimeout: deadlineMs ?? false,
         signal: options.signal,
@@ -271,7 +295,7 @@ export class Core {
           maxRetryAfterMs: this.options.maxRetryAfterMs,
           idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(op),
+        fetch: this.#instrumentedFetch(op, span),
       });
     } catch (error) {
       throw this.#mapError(error, where, timeoutMs);
@@ -295,17 +319,20 @@ export class Core {
    * Counts attempts and reports each one without bodies, queries or headers;
    * and drops the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(op: Operation): typeof fetch {
+  #instrumentedFetch(op: Operation, span?: CallSpan): typeof fetch {
     const { logger, hooks } = this.options;
     let attempt = 0;
+    let lastStatus: number | undefined;
     return async (input, init) => {
       attempt++;
+      if (attempt > 1) span?.retry(attempt, lastStatus);
       const request = input instanceof Request ? input : new Request(input, init);
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
       const started = performance.now();
       const report = (fields: ResponseInfo) => {
+        lastStatus = fields.status;
         hooks?.onResponse?.(fields);
         const failed = fields.status === undefined || fields.status >= 400;
         const message = `medrecords: ${fields.method} ${fields.path} ${fields.status ?? fields.error}`;
