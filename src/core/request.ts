@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { proxyConfigured } from "../internal/proxy-env.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
@@ -15,6 +16,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
 import { type CallSpan, startCallSpan } from "./tracing.js";
@@ -133,7 +135,16 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
-    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const routed = options.fetchOptions?.dispatcher !== undefined;
+    this.fetch =
+      options.fetch ??
+      (async (input, init) => {
+        // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
+        if (!routed && isNode() && proxyConfigured()) {
+          return (await import("./node-proxy.js")).nodeFetch(input, init);
+        }
+        return globalThis.fetch(input, init);
+      });
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {
@@ -341,7 +352,10 @@ export class Core {
       };
       try {
         const response = await readWhole(
-          await this.fetch(request, input instanceof Request ? init : undefined),
+          await this.fetch(request, {
+            ...this.options.fetchOptions,
+            ...(input instanceof Request ? init : undefined),
+          }),
         );
         report({
           ...info,

@@ -149,7 +149,7 @@ export async function signAndPut(
       "content-length": String(prepared.body.length),
     };
     const response =
-      fetchFn === undefined && isNode()
+      fetchFn === undefined && core.options.fetchOptions?.dispatcher === undefined && isNode()
         ? await nodePut(signed.upload_url, body, headers, signal)
         : await core.storageFetch(signed.upload_url, {
             method: "PUT",
