@@ -39,7 +39,13 @@ export type {
   ResponseInfo,
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
-export type { SpanLike, TracerLike } from "./core/tracing.js";
+export type {
+  AttributeValue,
+  SpanContextLike,
+  SpanLike,
+  TracerLike,
+  TraceStateLike,
+} from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export {
   type CatchUpOptions,

@@ -29,9 +29,7 @@ async function agentFor(protocol: string): Promise<Agent> {
       protocol === "https:"
         ? (await import("node:https")).default
         : (await import("node:http")).default;
-    agent = new mod.Agent({ proxyEnv: { ...env } } as ConstructorParameters<
-      typeof mod.Agent
-    >[0]);
+    agent = new mod.Agent({ proxyEnv: { ...env } } as ConstructorParameters<typeof mod.Agent>[0]);
     agents.set(key, agent);
   }
   return agent;

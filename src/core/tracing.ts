@@ -7,20 +7,40 @@
  */
 import type { Operation } from "../contract/operation.js";
 
-type AttributeValue = string | number | boolean;
+/** A span attribute's value, as OpenTelemetry takes it. */
+export type AttributeValue = string | number | boolean;
+
+/** The trace and span a request continues: what `traceparent` carries. */
+export interface SpanContextLike {
+  /** 32 hex digits. */
+  traceId: string;
+  /** 16 hex digits. */
+  spanId: string;
+  /** Bit 0: sampled. */
+  traceFlags: number;
+  /** Vendor state, sent as `tracestate`. */
+  traceState?: TraceStateLike | undefined;
+}
+
+/** An OpenTelemetry `TraceState`. */
+export interface TraceStateLike {
+  /** The `tracestate` header value. */
+  serialize(): string;
+}
 
 /** The part of an OpenTelemetry `Span` the client uses. */
 export interface SpanLike {
+  /** Sets `http.response.status_code`, `medrecords.request_id`, `error.type`. */
   setAttribute(key: string, value: AttributeValue): unknown;
+  /** Adds a `retry` event. */
   addEvent(name: string, attributes?: Record<string, AttributeValue>): unknown;
+  /** Records a failure: the error's class, status and code, never its message. */
   recordException(exception: { name: string; message: string }): void;
+  /** Marks a failed call (code 2, ERROR). */
   setStatus(status: { code: number; message?: string }): unknown;
-  spanContext(): {
-    traceId: string;
-    spanId: string;
-    traceFlags: number;
-    traceState?: { serialize(): string } | undefined;
-  };
+  /** The ids put in `traceparent`. */
+  spanContext(): SpanContextLike;
+  /** Ends the span once the call resolved or failed. */
   end(): void;
 }
 
@@ -29,6 +49,7 @@ export interface SpanLike {
  * client uses: `trace.getTracer("my-app")` fits.
  */
 export interface TracerLike {
+  /** Starts the call's span (kind CLIENT), a child of the active context's span. */
   startSpan(
     name: string,
     options?: { kind?: number; attributes?: Record<string, AttributeValue> },
