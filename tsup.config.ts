@@ -30,6 +30,8 @@ export default defineConfig([
         testing: "src/testing/index.ts",
       },
     },
+    // Relative `../src/...` sources with the text embedded (esbuild's default);
+    // scripts/check-source-maps.mjs holds the shipped maps to it.
     sourcemap: true,
     clean: true,
     target: "node22",

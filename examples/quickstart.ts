@@ -223,15 +223,14 @@ async function run(target: Target, env: NodeJS.ProcessEnv, summary: QuickstartSu
   summary.stage = request.stage;
   if (summary.outcome !== "completed") return;
 
-  // 5. The records: each from a presigned address, fetched without the API key.
+  // 5. The records: `documentContent` fetches each from a fresh presigned address,
+  //    without the API key, and re-signs once if that address has expired.
   const dir =
     env.MEDRECORDS_DOWNLOAD_DIR || (await mkdtemp(join(tmpdir(), "medrecords-quickstart-")));
   await mkdir(dir, { recursive: true });
   for await (const doc of mr.retrievalRequests.listDocuments(request.id)) {
     if (doc.kind !== "record" || !doc.ready) continue;
-    const { download_url } = await mr.retrievalRequests.downloadDocument(request.id, doc.id);
-    const response = await fetch(download_url);
-    if (!response.ok) throw new Error(`Downloading ${doc.id} failed with HTTP ${response.status}.`);
+    const response = await mr.retrievalRequests.documentContent(request.id, doc.id);
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (bytes.byteLength !== doc.file_size) {
       throw new Error(

@@ -197,6 +197,8 @@ echo "smoke: node $("$NODE" --version)"
 "$NODE" esm-check.mjs
 "$NODE" cjs-check.cjs
 "$NODE" graph-check.mjs
+# Source maps as shipped: relative sources inside the package, content embedded.
+"$NODE" "$REPO/scripts/check-source-maps.mjs" node_modules/medrecords
 
 # `#hmac` (package.json "imports"): node:crypto's HMAC under Node's `node`
 # condition, from a module inside the installed package, for import and require.

@@ -15,6 +15,7 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  DownloadError,
   InternalServerError,
   InvalidRequestError,
   LimitExceededError,
@@ -38,6 +39,13 @@ export type {
   ResponseInfo,
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
+export type {
+  AttributeValue,
+  SpanContextLike,
+  SpanLike,
+  TracerLike,
+  TraceStateLike,
+} from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export {
   type CatchUpOptions,

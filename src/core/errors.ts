@@ -198,6 +198,20 @@ export class UploadError extends MedRecordsError {
   }
 }
 
+/** A presigned download address refused the file (`documents.content`, `retrievalRequests.documentContent`). */
+export class DownloadError extends MedRecordsError {
+  override name = "DownloadError";
+  /** HTTP status the download address answered. */
+  readonly status: number;
+  /** The error code in the download address's answer, when it carried one. */
+  readonly code: string | undefined;
+  constructor(message: string, status: number, code?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
 /** Seconds from a `Retry-After` value (delta-seconds or HTTP-date). */
 export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
   if (value === null || value.trim() === "") return undefined;

@@ -1,3 +1,5 @@
+import { proxyConfigured } from "../internal/proxy-env.js";
+
 /**
  * Node's fetch keeps every chunk of a streamed request body until the request
  * ends (nodejs/undici#4058), so a 1 GiB upload would hold 1 GiB. In Node the
@@ -25,9 +27,13 @@ export async function nodePut(
     target.protocol === "https:" ? await import("node:https") : await import("node:http")
   ).default;
   const { once } = (await import("node:events")).default;
+  // Through the environment's proxy when one is set (src/core/node-proxy.ts).
+  const agent = proxyConfigured()
+    ? await (await import("./node-proxy.js")).proxyAgentFor(url)
+    : undefined;
   const stream = new Response(body).body;
   return new Promise<Response>((resolve, reject) => {
-    const req = request(target, { method: "PUT", headers, signal }, (res) => {
+    const req = request(target, { method: "PUT", headers, signal, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", reject);

@@ -1,3 +1,5 @@
+import type { TracerLike } from "./tracing.js";
+
 /** Structured fields of a log line or hook call. Never a body, a query string or a header. */
 export interface RequestInfo {
   /** HTTP method, e.g. `GET`. */
@@ -71,11 +73,32 @@ export interface ClientOptions {
    */
   fetch?: typeof fetch;
   /**
+   * Merged into the `init` of every `fetch` the client makes: API calls,
+   * downloads and uploads (an undici `dispatcher`, say). A `dispatcher` takes
+   * over routing: uploads then go through `fetch` too, not node:http.
+   * @default undefined
+   * @example { dispatcher: new EnvHttpProxyAgent() } // from undici
+   */
+  fetchOptions?: (RequestInit & Record<string, unknown>) | undefined;
+  /**
    * Receives one line per attempt (method, path template, status, request id,
    * attempt, elapsed time). Nothing is logged by default.
    * @example console
    */
   logger?: Logger | undefined;
+  /**
+   * An OpenTelemetry `Tracer` (`trace.getTracer("my-app")` from
+   * `@opentelemetry/api`): one client span per call, named
+   * `<METHOD> <path template>`, with `http.request.method`, `url.template`,
+   * `server.address`, `server.port` (when not the default),
+   * `http.response.status_code` and `medrecords.request_id`; each retry as a
+   * `retry` event; failures recorded (status error, an exception event with
+   * the error's class, status and code). Never a body, a query value or an
+   * id. API requests carry the span's W3C `traceparent` (and `tracestate`);
+   * presigned storage addresses never do.
+   * @default undefined (no spans, no trace headers)
+   */
+  tracer?: TracerLike | undefined;
   /** Called before and after every attempt, with the same fields as the logger. */
   hooks?: {
     /** Before each attempt, retries included. */

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { proxyConfigured } from "../internal/proxy-env.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
@@ -15,8 +16,10 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
+import { type CallSpan, startCallSpan } from "./tracing.js";
 
 /** What a call sends beyond what its operation fixes. */
 export interface CallInput<O extends Operation = Operation> {
@@ -132,7 +135,16 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
-    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const routed = options.fetchOptions?.dispatcher !== undefined;
+    this.fetch =
+      options.fetch ??
+      (async (input, init) => {
+        // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
+        if (!routed && isNode() && proxyConfigured()) {
+          return (await import("./node-proxy.js")).nodeFetch(input, init);
+        }
+        return globalThis.fetch(input, init);
+      });
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {
@@ -142,6 +154,14 @@ export class Core {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       validateResponses: options.validateResponses ?? false,
     };
+  }
+
+  /**
+   * `fetch` for a presigned storage address: no key and no trace headers
+   * (only what `init` holds), with `fetchOptions` merged in.
+   */
+  storageFetch(url: string, init: RequestInit): Promise<Response> {
+    return this.fetch(url, { ...this.options.fetchOptions, ...init });
   }
 
   /** Replaces every occurrence of the key, in case a message ever carried it. */
@@ -238,12 +258,35 @@ export class Core {
       input,
       toSearchParams(query as Record<string, unknown> | undefined),
     );
+    const { tracer } = this.options;
+    if (tracer === undefined) return this.#exchange(op, url, input.body, body, options);
+    const span = startCallSpan(tracer, op, new URL(this.origin));
+    try {
+      const result = await this.#exchange(op, url, input.body, body, options, span);
+      span.succeed(result.response.status, result.requestId);
+      return result;
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    }
+  }
+
+  async #exchange(
+    op: Operation,
+    url: string,
+    given: unknown,
+    body: unknown,
+    options: RequestOptions,
+    span?: CallSpan,
+  ) {
+    const where = describeOperation(op);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const headers: Record<string, string> = {
       accept: "application/json",
       ...this.options.defaultHeaders,
       ...options.headers,
+      ...span?.headers,
       authorization: `Bearer ${this.#apiKey}`,
     };
     let response: Response;
@@ -251,7 +294,7 @@ export class Core {
       response = await ky(url, {
         method: op.method,
         headers,
-        json: input.body === undefined ? undefined : body,
+        json: given === undefined ? undefined : body,
         timeout: timeoutMs,
         totalTimeout: deadlineMs ?? false,
         signal: options.signal,
@@ -263,7 +306,7 @@ export class Core {
           maxRetryAfterMs: this.options.maxRetryAfterMs,
           idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(op),
+        fetch: this.#instrumentedFetch(op, span),
       });
     } catch (error) {
       throw this.#mapError(error, where, timeoutMs);
@@ -287,17 +330,20 @@ export class Core {
    * Counts attempts and reports each one without bodies, queries or headers;
    * and drops the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(op: Operation): typeof fetch {
+  #instrumentedFetch(op: Operation, span?: CallSpan): typeof fetch {
     const { logger, hooks } = this.options;
     let attempt = 0;
+    let lastStatus: number | undefined;
     return async (input, init) => {
       attempt++;
+      if (attempt > 1) span?.retry(attempt, lastStatus);
       const request = input instanceof Request ? input : new Request(input, init);
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
       const started = performance.now();
       const report = (fields: ResponseInfo) => {
+        lastStatus = fields.status;
         hooks?.onResponse?.(fields);
         const failed = fields.status === undefined || fields.status >= 400;
         const message = `medrecords: ${fields.method} ${fields.path} ${fields.status ?? fields.error}`;
@@ -306,7 +352,10 @@ export class Core {
       };
       try {
         const response = await readWhole(
-          await this.fetch(request, input instanceof Request ? init : undefined),
+          await this.fetch(request, {
+            ...this.options.fetchOptions,
+            ...(input instanceof Request ? init : undefined),
+          }),
         );
         report({
           ...info,

@@ -107,7 +107,8 @@ function toReadableStream(file: unknown): ReadableStream<Uint8Array> | undefined
   return undefined;
 }
 
-async function errorCode(response: Response): Promise<string | undefined> {
+/** The `error.code` of a JSON error body, if it has one. */
+export async function errorCode(response: Response): Promise<string | undefined> {
   try {
     const data = (await response.json()) as { error?: { code?: unknown } };
     return typeof data?.error?.code === "string" ? data.error.code : undefined;
@@ -148,9 +149,9 @@ export async function signAndPut(
       "content-length": String(prepared.body.length),
     };
     const response =
-      fetchFn === undefined && isNode()
+      fetchFn === undefined && core.options.fetchOptions?.dispatcher === undefined && isNode()
         ? await nodePut(signed.upload_url, body, headers, signal)
-        : await (fetchFn ?? globalThis.fetch)(signed.upload_url, {
+        : await core.storageFetch(signed.upload_url, {
             method: "PUT",
             body,
             headers,

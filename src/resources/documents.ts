@@ -1,7 +1,9 @@
 import * as documents from "../contract/documents.js";
 import type { APIPromise } from "../core/api-promise.js";
+import { fetchContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
+import { describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import type {
   Document,
@@ -30,5 +32,22 @@ export class Documents extends APIResource {
   /** A presigned address for the bytes, valid for `expires_in` seconds (3600); fetch it without the API key. */
   download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
     return this.core.call(documents.download, { params: { document_id: documentId } }, options);
+  }
+
+  /**
+   * The document's bytes as a streaming `Response`, from a fresh presigned
+   * address fetched without the API key (re-signed once if it has expired).
+   * A refusal of the address is a `DownloadError`; no answer, a `ConnectionError`.
+   * @example
+   * const response = await mr.documents.content(documentId);
+   * await pipeline(Readable.fromWeb(response.body!), createWriteStream("records.pdf"));
+   */
+  content(documentId: string, options?: RequestOptions): Promise<Response> {
+    return fetchContent(
+      this.core,
+      () => this.download(documentId, options),
+      describeOperation(documents.download),
+      options,
+    );
   }
 }

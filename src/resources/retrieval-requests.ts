@@ -1,6 +1,7 @@
 import * as retrievalRequests from "../contract/retrieval-requests.js";
 import * as uploads from "../contract/uploads.js";
 import type { APIPromise } from "../core/api-promise.js";
+import { fetchContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { type Core, describeOperation } from "../core/request.js";
@@ -206,6 +207,27 @@ export class RetrievalRequests extends APIResource {
   ): APIPromise<DownloadResponse> {
     const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
     return this.core.call(retrievalRequests.downloadDocument, { params }, options);
+  }
+
+  /**
+   * A record or invoice file as a streaming `Response`, from a fresh presigned
+   * address fetched without the API key (re-signed once if it has expired).
+   * A refusal of the address is a `DownloadError`; an invoice not `ready` yet,
+   * a `ConflictError` (`document_not_ready`).
+   * @example
+   * const pdf = await (await mr.retrievalRequests.documentContent(requestId, documentId)).arrayBuffer();
+   */
+  documentContent(
+    retrievalRequestId: string,
+    documentId: string,
+    options?: RequestOptions,
+  ): Promise<Response> {
+    return fetchContent(
+      this.core,
+      () => this.downloadDocument(retrievalRequestId, documentId, options),
+      describeOperation(retrievalRequests.downloadDocument),
+      options,
+    );
   }
 
   /**

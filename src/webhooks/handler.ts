@@ -7,6 +7,7 @@ import {
   type DedupeStore,
   memoryDedupeStore,
 } from "./dedupe.js";
+import { WebhookVerificationError } from "./errors.js";
 import type { EventOfType, HandledEventType } from "./events.js";
 import { verifyWebhook } from "./verify.js";
 
@@ -77,10 +78,17 @@ export interface WebhookHandlerOptions {
    * Receives every failure for the operator's logs: verification errors
    * (a `WebhookVerificationError` whose message says what to fix), dedupe
    * store errors (a `StoreUnavailableError` naming the store) and handler errors. The HTTP response never carries them.
-   * @default logs the stage and the error with console.error
+   * @default one line per failure with console.error: stage, reason and event id (see `logErrorDetails`)
    * @example (error, { stage }) => logger.warn({ err: error, stage }, "webhook failed")
    */
   onError?: (error: unknown, context: WebhookErrorContext) => void;
+  /**
+   * Whether the default `onError` also prints the error itself (stack trace
+   * and `cause`) after its one-line summary. Off, a test suite that sends bad
+   * deliveries on purpose gets one short line each. Ignored when `onError` is given.
+   * @default false
+   */
+  logErrorDetails?: boolean;
   /**
    * Clock for verification, in epoch milliseconds; for tests.
    * @default Date.now
@@ -137,7 +145,8 @@ export function createWebhookHandler(
   const now = options.now ?? Date.now;
   const report = (error: unknown, context: WebhookErrorContext) => {
     try {
-      (options.onError ?? defaultOnError)(error, context);
+      if (options.onError) options.onError(error, context);
+      else defaultOnError(error, context, options.logErrorDetails === true);
     } catch {
       // A failing logger must not change what the service is told.
     }
@@ -231,6 +240,22 @@ function asStoreError(error: unknown, operation: string): StoreUnavailableError 
   return new StoreUnavailableError("the webhook handler's `dedupe` store", operation, error);
 }
 
-function defaultOnError(error: unknown, context: WebhookErrorContext): void {
-  console.error(`medrecords/webhooks: delivery failed at ${context.stage}:`, error);
+/**
+ * One line: stage, reason (a verification error's `reason`, else the error's
+ * name), its message on one line, and the event id once verified. The stack
+ * only on request: a refused delivery is the sender's problem, not a crash.
+ */
+function defaultOnError(error: unknown, context: WebhookErrorContext, detailed: boolean): void {
+  const reason =
+    error instanceof WebhookVerificationError
+      ? error.reason
+      : error instanceof Error
+        ? error.name
+        : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  const outcome = context.stage === "verify" ? "refused" : "failed";
+  const event = context.event ? ` (event ${context.event.id})` : "";
+  const line = `medrecords/webhooks: delivery ${outcome} at ${context.stage}: ${reason}: ${message.replace(/\s*\n\s*/g, " ")}${event}`;
+  if (detailed) console.error(line, error);
+  else console.error(line);
 }

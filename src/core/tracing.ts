@@ -1,0 +1,116 @@
+/**
+ * OpenTelemetry spans for API calls, against the `Tracer` the caller passes
+ * in: typed structurally, so `@opentelemetry/api` is never imported (an
+ * optional peer; nothing loads unless `tracer` is given). One client span per
+ * call, named `<METHOD> <path template>`; never a body, a query value or an
+ * id in a path.
+ */
+import type { Operation } from "../contract/operation.js";
+
+/** A span attribute's value, as OpenTelemetry takes it. */
+export type AttributeValue = string | number | boolean;
+
+/** The trace and span a request continues: what `traceparent` carries. */
+export interface SpanContextLike {
+  /** 32 hex digits. */
+  traceId: string;
+  /** 16 hex digits. */
+  spanId: string;
+  /** Bit 0: sampled. */
+  traceFlags: number;
+  /** Vendor state, sent as `tracestate`. */
+  traceState?: TraceStateLike | undefined;
+}
+
+/** An OpenTelemetry `TraceState`. */
+export interface TraceStateLike {
+  /** The `tracestate` header value. */
+  serialize(): string;
+}
+
+/** The part of an OpenTelemetry `Span` the client uses. */
+export interface SpanLike {
+  /** Sets `http.response.status_code`, `medrecords.request_id`, `error.type`. */
+  setAttribute(key: string, value: AttributeValue): unknown;
+  /** Adds a `retry` event. */
+  addEvent(name: string, attributes?: Record<string, AttributeValue>): unknown;
+  /** Records a failure: the error's class, status and code, never its message. */
+  recordException(exception: { name: string; message: string }): void;
+  /** Marks a failed call (code 2, ERROR). */
+  setStatus(status: { code: number; message?: string }): unknown;
+  /** The ids put in `traceparent`. */
+  spanContext(): SpanContextLike;
+  /** Ends the span once the call resolved or failed. */
+  end(): void;
+}
+
+/**
+ * The part of an OpenTelemetry `Tracer` (from `@opentelemetry/api`) the
+ * client uses: `trace.getTracer("my-app")` fits.
+ */
+export interface TracerLike {
+  /** Starts the call's span (kind CLIENT), a child of the active context's span. */
+  startSpan(
+    name: string,
+    options?: { kind?: number; attributes?: Record<string, AttributeValue> },
+  ): SpanLike;
+}
+
+// Values of @opentelemetry/api's SpanKind.CLIENT and SpanStatusCode.ERROR.
+const SPAN_KIND_CLIENT = 2;
+const STATUS_ERROR = 2;
+
+/** A started call span, and what the client tells it. */
+export interface CallSpan {
+  /** `traceparent` (and `tracestate`) for the API request: W3C trace context. */
+  readonly headers: Record<string, string>;
+  retry(attempt: number, status: number | undefined): void;
+  succeed(status: number, requestId: string | undefined): void;
+  fail(error: unknown): void;
+}
+
+export function startCallSpan(tracer: TracerLike, op: Operation, baseUrl: URL): CallSpan {
+  const attributes: Record<string, AttributeValue> = {
+    "http.request.method": op.method,
+    "url.template": op.path,
+    "server.address": baseUrl.hostname,
+  };
+  // URL drops the scheme's default port, so a port here is a non-default one.
+  if (baseUrl.port !== "") attributes["server.port"] = Number(baseUrl.port);
+  const span = tracer.startSpan(`${op.method} ${op.path}`, { kind: SPAN_KIND_CLIENT, attributes });
+  const context = span.spanContext();
+  const headers: Record<string, string> = {
+    traceparent: `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, "0")}`,
+  };
+  const state = context.traceState?.serialize();
+  if (state) headers.tracestate = state;
+  const answered = (status: number | undefined, requestId: string | undefined) => {
+    if (status !== undefined) span.setAttribute("http.response.status_code", status);
+    if (requestId !== undefined) span.setAttribute("medrecords.request_id", requestId);
+  };
+  return {
+    headers,
+    retry(attempt, status) {
+      const event: Record<string, AttributeValue> = { "http.request.resend_count": attempt - 1 };
+      if (status !== undefined) event["http.response.status_code"] = status;
+      span.addEvent("retry", event);
+    },
+    succeed(status, requestId) {
+      answered(status, requestId);
+      span.end();
+    },
+    fail(error) {
+      const e = error as { name?: unknown; status?: unknown; code?: unknown; requestId?: unknown };
+      const name = typeof e?.name === "string" ? e.name : "Error";
+      const status = typeof e?.status === "number" ? e.status : undefined;
+      const code = typeof e?.code === "string" ? e.code : undefined;
+      answered(status, typeof e?.requestId === "string" ? e.requestId : undefined);
+      span.setAttribute("error.type", code ?? name);
+      // The class, status and code only: a message can quote an id or a field's value.
+      const message = [name, status, code].filter((part) => part !== undefined).join(" ");
+      span.recordException({ name, message });
+      span.setStatus({ code: STATUS_ERROR, message });
+      span.end();
+    },
+  };
+}
