@@ -38,6 +38,7 @@ export type {
   ResponseInfo,
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
+export type { CreateOptions } from "./core/reconcile.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export {
   type CatchUpOptions,
