@@ -162,13 +162,16 @@ describeWithServers(
     });
 
     it("a lapsed lease is taken over; the old holder's release leaves the new lease alone", async () => {
-      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.2 });
-      const old = tokenOf(await store.claim("evt_1"));
+      const name = table();
+      // A short lease for the holder that dies; the taker's own lease outlasts the test.
+      const dying = postgresDedupeStore({ pool, table: name, leaseSeconds: 0.2 });
+      const store = postgresDedupeStore({ pool, table: name });
+      const old = tokenOf(await dying.claim("evt_1"));
       expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
       await expect
         .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
         .toBe("claimed");
-      await store.release("evt_1", old);
+      await dying.release("evt_1", old);
       expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
     });
 
@@ -211,8 +214,11 @@ describeWithServers(
     });
 
     it("parallel claims of a lapsed lease: exactly one takes it over", async () => {
-      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.1 });
-      tokenOf(await store.claim("evt_1"));
+      const name = table();
+      // A short lease for the holder that dies; the takers' own leases outlast the test.
+      const dying = postgresDedupeStore({ pool, table: name, leaseSeconds: 0.1 });
+      const store = postgresDedupeStore({ pool, table: name });
+      tokenOf(await dying.claim("evt_1"));
       await sleep(200);
       const results = await Promise.all(Array.from({ length: 50 }, () => store.claim("evt_1")));
       expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
