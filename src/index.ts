@@ -39,6 +39,7 @@ export type {
   ResponseInfo,
 } from "./core/options.js";
 export { Page, PagePromise } from "./core/pagination.js";
+export type { CreateOptions } from "./core/reconcile.js";
 export type {
   AttributeValue,
   SpanContextLike,

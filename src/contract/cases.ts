@@ -25,6 +25,7 @@ export const list = defineOperation({
   summary: "List cases, newest first",
   tag: "Cases",
   query: CaseListParams,
+  parameters: { external_id: "Only the cases whose `external_id` is exactly this." },
   status: 200,
   response: CaseList,
   list: true,

@@ -60,6 +60,7 @@ export const list = defineOperation({
     status: "Only the requests in this status.",
     updated_since:
       "Only the requests whose `public_updated_at` is after this instant, oldest change first.",
+    external_id: "Only the requests whose `external_id` is exactly this.",
   },
   status: 200,
   response: RetrievalRequestList,

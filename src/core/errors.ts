@@ -40,6 +40,8 @@ export interface APIErrorInit {
   method?: string | undefined;
   /** Path template of the call, e.g. `/v2/cases/{case_id}`, never the filled-in path. */
   path?: string | undefined;
+  /** See {@link APIError.mayHaveSucceeded}. @default false */
+  mayHaveSucceeded?: boolean | undefined;
 }
 
 /** The service answered with a non-2xx status. */
@@ -58,6 +60,17 @@ export class APIError extends MedRecordsError {
   readonly headers: Headers;
   /** The service's own message, without the SDK's prefix. */
   readonly serviceMessage: string;
+  /**
+   * Whether the service may have carried the request out although the call
+   * failed: true for a write (any method but GET) when an attempt of it was
+   * answered with a 5xx, timed out, or lost its connection after the request
+   * was sent, even if a later attempt was answered with a 4xx; false when the
+   * service certainly did not act (every attempt answered 4xx or 429, or
+   * never connected) and for every read. A create that failed with
+   * `mayHaveSucceeded` may exist: look it up before creating it again, or let
+   * `create(body, { reconcile: true })` do it (docs/spec-decisions.md, "Client behaviour").
+   */
+  readonly mayHaveSucceeded: boolean;
 
   constructor(init: APIErrorInit) {
     const where = init.method && init.path ? `${init.method} ${init.path}: ` : "";
@@ -69,6 +82,7 @@ export class APIError extends MedRecordsError {
     this.requestId = init.requestId;
     this.headers = init.headers ?? new Headers();
     this.serviceMessage = init.message;
+    this.mayHaveSucceeded = init.mayHaveSucceeded ?? false;
   }
 }
 
@@ -166,11 +180,26 @@ export class InternalServerError extends APIError {
 /** No response: DNS, refused or reset connection. Retried where safe. */
 export class ConnectionError extends MedRecordsError {
   override name = "ConnectionError";
+  /**
+   * Whether the service may have carried the request out: true for a write
+   * (any method but GET) whose connection failed after the request may have
+   * been sent (a reset), or when an earlier attempt may have acted; false when
+   * no attempt reached the service (a refused connection, a DNS failure) and
+   * for every read. See {@link APIError.mayHaveSucceeded}.
+   */
+  mayHaveSucceeded = false;
 }
 
 /** An attempt exceeded `timeoutMs`, or the call exceeded `deadlineMs`. */
 export class TimeoutError extends MedRecordsError {
   override name = "TimeoutError";
+  /**
+   * Whether the service may have carried the request out: true for a write
+   * (any method but GET) when the timeout cut an attempt short, or when an
+   * earlier attempt may have acted; false for every read. See
+   * {@link APIError.mayHaveSucceeded}.
+   */
+  mayHaveSucceeded = false;
 }
 
 /** A response did not match the spec's schema (with `validateResponses: true`). */

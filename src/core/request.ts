@@ -16,6 +16,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { AttemptOutcomes } from "./may-have-acted.js";
 import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
@@ -289,6 +290,7 @@ export class Core {
       ...span?.headers,
       authorization: `Bearer ${this.#apiKey}`,
     };
+    const outcomes = new AttemptOutcomes(op.method);
     let response: Response;
     try {
       response = await ky(url, {
@@ -306,10 +308,10 @@ export class Core {
           maxRetryAfterMs: this.options.maxRetryAfterMs,
           idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(op, span),
+        fetch: this.#instrumentedFetch(op, outcomes, span),
       });
     } catch (error) {
-      throw this.#mapError(error, where, timeoutMs);
+      throw this.#mapError(error, where, timeoutMs, outcomes);
     }
     const data = await parseBody(response);
     if (this.options.validateResponses && op.response) {
@@ -328,9 +330,10 @@ export class Core {
 
   /**
    * Counts attempts and reports each one without bodies, queries or headers;
-   * and drops the key from any request that would leave `baseUrl`'s origin.
+   * records in `outcomes` whether each may have been carried out; and drops
+   * the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(op: Operation, span?: CallSpan): typeof fetch {
+  #instrumentedFetch(op: Operation, outcomes: AttemptOutcomes, span?: CallSpan): typeof fetch {
     const { logger, hooks } = this.options;
     let attempt = 0;
     let lastStatus: number | undefined;
@@ -342,6 +345,7 @@ export class Core {
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
       const started = performance.now();
+      outcomes.started();
       const report = (fields: ResponseInfo) => {
         lastStatus = fields.status;
         hooks?.onResponse?.(fields);
@@ -357,6 +361,7 @@ export class Core {
             ...(input instanceof Request ? init : undefined),
           }),
         );
+        outcomes.answered(response.status);
         report({
           ...info,
           status: response.status,
@@ -365,6 +370,7 @@ export class Core {
         });
         return response;
       } catch (error) {
+        outcomes.failed(error);
         report({
           ...info,
           status: undefined,
@@ -377,7 +383,7 @@ export class Core {
     };
   }
 
-  #mapError(error: unknown, where: string, timeoutMs: number): unknown {
+  #mapError(error: unknown, where: string, timeoutMs: number, outcomes: AttemptOutcomes): unknown {
     if (isHTTPError(error)) {
       const data = error.data as { error?: { code?: unknown; message?: unknown } } | undefined;
       const code = typeof data?.error?.code === "string" ? data.error.code : undefined;
@@ -398,20 +404,26 @@ export class Core {
         headers,
         method,
         path,
+        mayHaveSucceeded: outcomes.mayHaveActed,
       });
     }
     if (isTimeoutError(error)) {
-      return new TimeoutError(`${where}: no response within ${timeoutMs} ms.`);
+      const timeout = new TimeoutError(`${where}: no response within ${timeoutMs} ms.`);
+      timeout.mayHaveSucceeded = outcomes.mayHaveActedAfterTimeout;
+      return timeout;
     }
     if (isNetworkError(error)) {
       const code = causeCode(error);
-      return new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`);
+      const failed = new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`);
+      failed.mayHaveSucceeded = outcomes.mayHaveActed;
+      return failed;
     }
     return error;
   }
 }
 
-function validateError(where: string, path: string, message: string) {
+/** A `ValidationError` naming one field, for a request the SDK refuses before sending. */
+export function validateError(where: string, path: string, message: string) {
   return notSent(where, "validation_error", [{ path, message }]);
 }
 

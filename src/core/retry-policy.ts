@@ -1,6 +1,6 @@
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from "ky";
-import { causeCode } from "../internal/cause-code.js";
 import { parseRetryAfter } from "./errors.js";
+import { neverSent } from "./may-have-acted.js";
 
 /** Statuses worth another attempt: the request timed out, was throttled, or the service failed. */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
@@ -11,7 +11,8 @@ export interface RetryPolicyInput {
   /**
    * Whether repeating the request is harmless. When false (creating a case,
    * answering an action request, testing a webhook), only failures where the
-   * service certainly did not act are retried: 429 and connection refused.
+   * service certainly did not act are retried: 429, and a connection that
+   * was never made (refused, no such host: see `neverSent`).
    */
   idempotent: boolean;
 }
@@ -45,14 +46,8 @@ export function retryPolicy({
         return idempotent || status === 429 ? undefined : false;
       }
       if (isTimeoutError(error)) return idempotent ? undefined : false;
-      if (isNetworkError(error))
-        return idempotent || isConnectionRefused(error) ? undefined : false;
+      if (isNetworkError(error)) return idempotent || neverSent(error) ? undefined : false;
       return false;
     },
   };
-}
-
-/** A refused connection never reached the service, so any request may be repeated. */
-export function isConnectionRefused(error: unknown): boolean {
-  return causeCode(error) === "ECONNREFUSED";
 }

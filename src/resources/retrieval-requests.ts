@@ -4,6 +4,7 @@ import type { APIPromise } from "../core/api-promise.js";
 import { fetchContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
+import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
 import { type Core, describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
@@ -147,10 +148,21 @@ export class RetrievalRequests extends APIResource {
    * `facility_id`/`facility` and `requestor_id`/`requestor`; an inline `case`
    * also needs cases:write, an inline `requestor` requestors:write.
    * `auth_form` and `attachments` are upload ids (`uploadFile`). Not repeated
-   * after a timeout or a 5xx, which could create it twice.
+   * after a timeout, a reset or a 5xx, which could create it twice and send
+   * the provider a second request (the error's `mayHaveSucceeded` says so);
+   * with `{ reconcile: true }` and an `external_id`, such a request is looked
+   * up by it and returned, or created again when it does not exist.
+   *
+   * @example await mr.retrievalRequests.create({ ...body, external_id: "rr-1042" }, { reconcile: true })
    */
-  create(body: RetrievalRequestCreate, options?: RequestOptions): APIPromise<RetrievalRequest> {
-    return this.core.call(retrievalRequests.create, { body }, options);
+  create(body: RetrievalRequestCreate, options?: CreateOptions): APIPromise<RetrievalRequest> {
+    return reconciledCreate(
+      this.core,
+      retrievalRequests.create,
+      retrievalRequests.list,
+      body,
+      options,
+    );
   }
 
   /**

@@ -134,6 +134,9 @@ export const CaseUpdate = z.strictObject({
 });
 export type CaseUpdate = z.infer<typeof CaseUpdate>;
 
-/** Query of `mr.cases.list()`: the page size and cursor of every list. */
-export const CaseListParams = ListParams;
+/** Query of `mr.cases.list()`: the page size and cursor of every list, and the `external_id` filter. */
+export const CaseListParams = ListParams.extend({
+  /** Only the cases whose `external_id` is exactly this (1 to 255 characters). */
+  external_id: z.string().min(1).max(CASE_EXTERNAL_ID_MAX).optional(),
+});
 export type CaseListParams = z.infer<typeof CaseListParams>;

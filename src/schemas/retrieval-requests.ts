@@ -229,6 +229,8 @@ export const RetrievalRequestListParams = ListParams.extend({
    * change first (instead of newest created first).
    */
   updated_since: IsoDateTime.optional(),
+  /** Only the requests whose `external_id` is exactly this (1 to 255 characters). */
+  external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
 });
 export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListParams>;
 

@@ -46,6 +46,7 @@ export {
 export { StoreUnavailableError } from "../stores/store-error.js";
 export {
   DEFAULT_DEDUPE_LEASE_SECONDS,
+  DEFAULT_DEDUPE_TTL_SECONDS,
   type DedupeClaim,
   type DedupeStore,
   type MemoryDedupeStoreOptions,

@@ -31,6 +31,8 @@ async function send(row: LimitCase, request: Record<string, unknown>) {
     DocumentUpdate: () => mr.documents.update("doc_1", body),
     SignUpload: () => mr.cases.signUpload("case_1", body),
     DocumentList: () => mr.documents.list(body),
+    CaseList: () => mr.cases.list(body),
+    RetrievalRequestList: () => mr.retrievalRequests.list(body),
     // The retrieval-requests resource lands later; its signing schema is checked the same way.
     RetrievalSignUpload: async () =>
       validateInput(RetrievalSignUploadRequest, body, "POST /v2/retrieval-requests/sign-upload"),

@@ -65,8 +65,8 @@ export function apiError(
   return json(status, { error: { code, message } }, headers);
 }
 
-/** A fetch failure as Node's fetch reports a refused or reset connection. */
-export function connectionError(code: "ECONNREFUSED" | "ECONNRESET"): Error {
+/** A fetch failure as Node's fetch reports a refused or reset connection, or an unknown host. */
+export function connectionError(code: "ECONNREFUSED" | "ECONNRESET" | "ENOTFOUND"): Error {
   return new TypeError("fetch failed", {
     cause: Object.assign(new Error(`connect ${code}`), { code }),
   });

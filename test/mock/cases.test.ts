@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Case } from "../../src/schemas/cases.js";
+import type { ListEnvelope } from "../../src/schemas/common.js";
 import { createCase, expectError, START, setup } from "./helpers.js";
 
 describe("POST /v2/cases", () => {
@@ -146,6 +147,25 @@ describe("GET /v2/cases/{case_id}", () => {
     const response = await api.get(`/v2/cases/${created.id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual(created);
+  });
+});
+
+describe("GET /v2/cases?external_id=", () => {
+  it("lists only the cases whose external_id is exactly the one given, across pages", async () => {
+    const { api } = setup();
+    const first = await createCase(api, { external_id: "matter-7" });
+    await createCase(api, { external_id: "matter-70" });
+    await createCase(api, { external_id: "MATTER-7" });
+    await createCase(api);
+    const second = await createCase(api, { external_id: "matter-7" });
+
+    const page1 = await api.get<ListEnvelope<Case>>("/v2/cases?external_id=matter-7&limit=1");
+    expect(page1.body.results.map((c) => c.id)).toEqual([second.id]);
+    const page2 = await api.get<ListEnvelope<Case>>(page1.body.next!);
+    expect(page2.body.results.map((c) => c.id)).toEqual([first.id]);
+    expect(page2.body.next).toBeNull();
+    const none = await api.get<ListEnvelope<Case>>("/v2/cases?external_id=matter");
+    expect(none.body.results).toEqual([]);
   });
 });
 

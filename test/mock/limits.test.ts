@@ -39,13 +39,17 @@ async function send(row: LimitCase, value: unknown): Promise<JsonResponse<unknow
     case "RetrievalSignUpload":
       return api.post("/v2/retrieval-requests/sign-upload", body);
     case "DocumentList":
-      return list(api, body);
+      return list(api, "/v2/documents", body);
+    case "CaseList":
+      return list(api, "/v2/cases", body);
+    case "RetrievalRequestList":
+      return list(api, "/v2/retrieval-requests", body);
   }
 }
 
-function list(api: Api, query: Record<string, unknown>) {
+function list(api: Api, path: string, query: Record<string, unknown>) {
   const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-  return api.get(`/v2/documents?${params}`);
+  return api.get(`${path}?${params}`);
 }
 
 const label = (value: unknown): string => {

@@ -348,6 +348,19 @@ describe("GET /v2/retrieval-requests", () => {
     expect(none.body.next_public_updated_since).toBeNull();
   });
 
+  it("with external_id: only the requests whose external_id is exactly the one given", async () => {
+    const { mock, api } = setup();
+    const a = await createRetrieval(mock, api, { external_id: "rr-1" });
+    await createRetrieval(mock, api, { external_id: "rr-10" });
+    await createRetrieval(mock, api);
+    const matching = await api.get<RetrievalRequestList>("/v2/retrieval-requests?external_id=rr-1");
+    expect(matching.body.results.map((r) => r.id)).toEqual([a.id]);
+    const withCase = await api.get<RetrievalRequestList>(
+      `/v2/retrieval-requests?external_id=rr-1&case_id=${a.case_id}&status=cancelled`,
+    );
+    expect(withCase.body.results).toEqual([]);
+  });
+
   it("404 for an unknown request", async () => {
     const { api } = setup();
     expectError(await api.get("/v2/retrieval-requests/ret_missing"), 404, "not_found");

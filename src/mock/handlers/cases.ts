@@ -11,7 +11,9 @@ export function caseRoutes(ctx: ModelContext): ApiRoute[] {
   const CaseCreate = makeCaseCreate(() => ctx.clock.now().getTime());
   return [
     bind(ctx, cases.create, ({ body }) => createCase(ctx, body), { body: CaseCreate }),
-    bind(ctx, cases.list, ({ query }) => listCases(ctx, pageOf(query))),
+    bind(ctx, cases.list, ({ query }) =>
+      listCases(ctx, { external_id: query.external_id }, pageOf(query)),
+    ),
     bind(ctx, cases.retrieve, ({ params }) => getCase(ctx, params.case_id)),
     bind(ctx, cases.update, ({ params, body }) => updateCase(ctx, params.case_id, body)),
   ];

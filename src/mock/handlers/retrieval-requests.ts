@@ -20,8 +20,9 @@ export function retrievalRequestRoutes(ctx: ModelContext): ApiRoute[] {
       body: RetrievalRequestCreate,
     }),
     bind(ctx, retrievalRequests.list, ({ query }) => {
-      const { case_id, status, updated_since } = query;
-      const page = listRetrievalRequests(ctx, { case_id, status, updated_since }, pageOf(query));
+      const { case_id, status, updated_since, external_id } = query;
+      const filters = { case_id, status, updated_since, external_id };
+      const page = listRetrievalRequests(ctx, filters, pageOf(query));
       return { ...page, extra: { next_public_updated_since: page.nextPublicUpdatedSince } };
     }),
     bind(ctx, retrievalRequests.retrieve, ({ params }) =>

@@ -70,7 +70,20 @@ export function updateCase(ctx: ModelContext, caseId: string, patch: CaseUpdate)
   return applyPatch(ctx, findCase(ctx, caseId), patch);
 }
 
-export function listCases(ctx: ModelContext, page: PageRequest): Page<CaseRecord> {
-  const result = paginate(ctx.state.cases.values(), (stored) => stored.seq, page);
+export interface CaseFilters {
+  /** Only the cases with exactly this `external_id`. */
+  external_id?: string | undefined;
+}
+
+export function listCases(
+  ctx: ModelContext,
+  filters: CaseFilters,
+  page: PageRequest,
+): Page<CaseRecord> {
+  const { external_id } = filters;
+  const matching = [...ctx.state.cases.values()].filter(
+    ({ value }) => external_id === undefined || value.external_id === external_id,
+  );
+  const result = paginate(matching, (stored) => stored.seq, page);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }

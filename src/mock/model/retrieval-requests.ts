@@ -169,6 +169,8 @@ export interface RetrievalRequestFilters {
   status?: RetrievalStatusValue | undefined;
   /** ISO date-time: only requests changed after it, oldest change first. */
   updated_since?: string | undefined;
+  /** Only the requests with exactly this `external_id`. */
+  external_id?: string | undefined;
 }
 
 export interface RetrievalRequestPage extends Page<RetrievalRequest> {
@@ -192,6 +194,7 @@ export function listRetrievalRequests(
     ({ value }) =>
       (filters.case_id === undefined || value.case_id === filters.case_id) &&
       (filters.status === undefined || value.status === filters.status) &&
+      (filters.external_id === undefined || value.external_id === filters.external_id) &&
       (sinceMs === undefined || Date.parse(value.public_updated_at) > sinceMs),
   );
   const result =
