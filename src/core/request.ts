@@ -266,6 +266,10 @@ export class Core {
         fetch: this.#instrumentedFetch(op),
       });
     } catch (error) {
+      // The caller's own signal ends the call with its reason, as fetch does:
+      // `AbortSignal.timeout()` aborts with a DOMException also named
+      // "TimeoutError", which ky's name-based guard would take for its own.
+      if (options.signal?.aborted) throw options.signal.reason;
       throw this.#mapError(error, where, timeoutMs);
     }
     const data = await parseBody(response);
@@ -351,12 +355,19 @@ export class Core {
         path,
       });
     }
+    // ky's own errors are not kept as causes: their messages and stacks quote
+    // the full address (identifiers, query values) and they hold the Request
+    // with its Authorization header, which `util.inspect(error)` would print.
     if (isTimeoutError(error)) {
+      // The SDK's own timer fired: there is no foreign error to keep.
       return new TimeoutError(`${where}: no response within ${timeoutMs} ms.`);
     }
     if (isNetworkError(error)) {
       const code = causeCode(error);
-      return new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`);
+      // The transport's error under ky's wrapper: fetch's TypeError and its system error.
+      return new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`, {
+        cause: error.cause,
+      });
     }
     return error;
   }
