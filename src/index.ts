@@ -37,7 +37,7 @@ export type {
   RequestOptions,
   ResponseInfo,
 } from "./core/options.js";
-export { Page, PagePromise } from "./core/pagination.js";
+export { Page, PagePromise, TO_ARRAY_LIMIT_MAX, type ToArrayOptions } from "./core/pagination.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
 export {
   type CatchUpOptions,
