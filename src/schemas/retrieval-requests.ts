@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { makeCaseCreate } from "./cases.js";
-import { IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
+import { dateQuery, IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
 import { Facility, FacilityCreate } from "./facilities.js";
 import { RequestorCreate } from "./requestors.js";
@@ -226,9 +226,10 @@ export const RetrievalRequestListParams = ListParams.extend({
   status: z.enum(RETRIEVAL_STATUSES).optional(),
   /**
    * Only requests whose `public_updated_at` is after this instant, oldest
-   * change first (instead of newest created first).
+   * change first (instead of newest created first). An ISO 8601 date-time
+   * or a `Date`.
    */
-  updated_since: IsoDateTime.optional(),
+  updated_since: dateQuery("date-time").optional(),
 });
 export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListParams>;
 
