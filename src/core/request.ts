@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
@@ -103,6 +104,8 @@ export class Core {
   readonly fetch: typeof fetch;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
+  /** Sent on API requests where the runtime allows it; never to presigned storage addresses. */
+  readonly userAgent: string | undefined = userAgent();
   readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
@@ -242,6 +245,7 @@ export class Core {
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const headers: Record<string, string> = {
       accept: "application/json",
+      ...(this.userAgent === undefined ? {} : { "user-agent": this.userAgent }),
       ...this.options.defaultHeaders,
       ...options.headers,
       authorization: `Bearer ${this.#apiKey}`,
