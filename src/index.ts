@@ -30,6 +30,7 @@ export {
   type ValidationIssue,
 } from "./core/errors.js";
 export { fileFromPath } from "./core/file-from-path.js";
+export { LOG_LEVELS, type LogLevel } from "./core/logging.js";
 export type {
   ClientOptions,
   Logger,

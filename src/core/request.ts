@@ -16,6 +16,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { RequestLog } from "./logging.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
 
@@ -106,6 +107,8 @@ export class Core {
   readonly customFetch: typeof fetch | undefined;
   /** Sent on API requests where the runtime allows it; never to presigned storage addresses. */
   readonly userAgent: string | undefined = userAgent();
+  /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
+  readonly log: RequestLog;
   readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
@@ -132,6 +135,7 @@ export class Core {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
     this.#apiKey = apiKey;
+    this.log = new RequestLog(options.logger, options.logLevel);
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
@@ -150,6 +154,12 @@ export class Core {
   /** Replaces every occurrence of the key, in case a message ever carried it. */
   redact(text: string): string {
     return text.split(this.#apiKey).join("[redacted]");
+  }
+
+  /** `X-Request-Id` with the key replaced, should a server or proxy reflect it there: it is logged. */
+  #requestId(response: Response): string | undefined {
+    const id = requestIdOf(response);
+    return id === undefined ? undefined : this.redact(id);
   }
 
   /**
@@ -250,6 +260,8 @@ export class Core {
       ...options.headers,
       authorization: `Bearer ${this.#apiKey}`,
     };
+    const started = performance.now();
+    const attempts: AttemptLog = { last: undefined };
     let response: Response;
     try {
       response = await ky(url, {
@@ -267,15 +279,33 @@ export class Core {
           maxRetryAfterMs: this.options.maxRetryAfterMs,
           idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(op),
+        fetch: this.#instrumentedFetch(op, attempts),
+        hooks: {
+          beforeRetry: [
+            () => {
+              if (attempts.last) this.log.retrying(attempts.last);
+            },
+          ],
+        },
       });
     } catch (error) {
       // The caller's own signal ends the call with its reason, as fetch does:
       // `AbortSignal.timeout()` aborts with a DOMException also named
       // "TimeoutError", which ky's name-based guard would take for its own.
       if (options.signal?.aborted) throw options.signal.reason;
-      throw this.#mapError(error, where, timeoutMs);
+      const mapped = this.#mapError(error, where, timeoutMs);
+      const last = attempts.last;
+      if (last !== undefined && mapped instanceof MedRecordsError) {
+        // A timeout or deadline may end the call after an answered attempt: the line says why it ended.
+        const fields =
+          mapped instanceof ConnectionError
+            ? { ...last, status: undefined, requestId: undefined, error: mapped.name }
+            : last;
+        this.log.ended(fields, Math.round(performance.now() - started));
+      }
+      throw mapped;
     }
+    if (attempts.last) this.log.ended(attempts.last, Math.round(performance.now() - started));
     const data = await parseBody(response);
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
@@ -286,17 +316,17 @@ export class Core {
           issues,
         );
       }
-      return { data: result.data, response, requestId: requestIdOf(response) };
+      return { data: result.data, response, requestId: this.#requestId(response) };
     }
-    return { data, response, requestId: requestIdOf(response) };
+    return { data, response, requestId: this.#requestId(response) };
   }
 
   /**
    * Counts attempts and reports each one without bodies, queries or headers;
    * and drops the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(op: Operation): typeof fetch {
-    const { logger, hooks } = this.options;
+  #instrumentedFetch(op: Operation, attempts: AttemptLog): typeof fetch {
+    const { hooks } = this.options;
     let attempt = 0;
     return async (input, init) => {
       attempt++;
@@ -304,13 +334,11 @@ export class Core {
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
+      this.log.sending(info);
       const started = performance.now();
       const report = (fields: ResponseInfo) => {
+        attempts.last = fields;
         hooks?.onResponse?.(fields);
-        const failed = fields.status === undefined || fields.status >= 400;
-        const message = `medrecords: ${fields.method} ${fields.path} ${fields.status ?? fields.error}`;
-        if (failed) logger?.warn?.(message, fields);
-        else logger?.debug?.(message, fields);
       };
       try {
         const response = await readWhole(
@@ -319,7 +347,7 @@ export class Core {
         report({
           ...info,
           status: response.status,
-          requestId: requestIdOf(response),
+          requestId: this.#requestId(response),
           elapsedMs: Math.round(performance.now() - started),
         });
         return response;
@@ -375,6 +403,11 @@ export class Core {
     }
     return error;
   }
+}
+
+/** The last attempt of a call, for its log lines. */
+interface AttemptLog {
+  last: ResponseInfo | undefined;
 }
 
 function validateError(where: string, path: string, message: string) {

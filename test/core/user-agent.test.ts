@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { userAgent } from "../../src/internal/user-agent.js";
 import { MedRecords } from "../../src/index.js";
+import { userAgent } from "../../src/internal/user-agent.js";
 import { API_KEY, BASE_URL, json, sampleCase, scriptedFetch } from "../helpers/scripted-fetch.js";
 
 const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
