@@ -47,6 +47,12 @@ export {
   type EventLogGap,
   EventLogGapError,
 } from "./poller/catch-up.js";
+export type {
+  CatchUpEvent,
+  CatchUpEventHandlers,
+  HandledLogType,
+  LogEventOfType,
+} from "./poller/catch-up-events.js";
 export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
 export { fileCheckpoint } from "./poller/file-checkpoint.js";
 export { memoryCheckpoint } from "./poller/memory-checkpoint.js";

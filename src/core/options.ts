@@ -15,7 +15,7 @@ export interface ResponseInfo extends RequestInfo {
   status: number | undefined;
   /** `X-Request-Id` of the response. */
   requestId: string | undefined;
-  /** Milliseconds since the attempt started. */
+  /** Milliseconds since the attempt started (for the log line that ends a call: since the call started). */
   elapsedMs: number;
   /** Error class name when the attempt failed without a response. */
   error?: string;
