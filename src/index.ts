@@ -31,6 +31,7 @@ export {
   type ValidationIssue,
 } from "./core/errors.js";
 export { fileFromPath } from "./core/file-from-path.js";
+export { LOG_LEVELS, type LogLevel } from "./core/logging.js";
 export type {
   ClientOptions,
   Logger,
@@ -38,7 +39,7 @@ export type {
   RequestOptions,
   ResponseInfo,
 } from "./core/options.js";
-export { Page, PagePromise } from "./core/pagination.js";
+export { Page, PagePromise, TO_ARRAY_LIMIT_MAX, type ToArrayOptions } from "./core/pagination.js";
 export type { CreateOptions } from "./core/reconcile.js";
 export type {
   AttributeValue,
@@ -55,6 +56,12 @@ export {
   type EventLogGap,
   EventLogGapError,
 } from "./poller/catch-up.js";
+export type {
+  CatchUpEvent,
+  CatchUpEventHandlers,
+  HandledLogType,
+  LogEventOfType,
+} from "./poller/catch-up-events.js";
 export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
 export { fileCheckpoint } from "./poller/file-checkpoint.js";
 export { memoryCheckpoint } from "./poller/memory-checkpoint.js";

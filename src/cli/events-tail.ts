@@ -32,6 +32,7 @@ import {
   EVENT_RETENTION_DAYS,
   EVENT_TYPE_FILTER_MAX,
 } from "../schemas/event-list.js";
+import type { EventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
@@ -192,7 +193,8 @@ export async function eventsTail(
 
     const poller = mr.events.catchUp({
       checkpoint: store,
-      ...(options.types === undefined ? {} : { types: options.types }),
+      // Names from the command line: the service judges them (a type newer than this SDK works).
+      ...(options.types === undefined ? {} : { types: options.types as EventType[] }),
       pageSize: PAGE_SIZE,
       onEvent: print,
       onGap: warn,

@@ -17,7 +17,7 @@ import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
-import { SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
+import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
 import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
@@ -211,7 +211,8 @@ export async function listenCommand(
 
     const poller = mr.events.catchUp({
       checkpoint: store,
-      types,
+      // Checked against the SDK's event types when the flags were parsed.
+      types: types as EventType[],
       pageSize: PAGE_SIZE,
       onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
       onGap: warn,

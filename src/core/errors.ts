@@ -177,7 +177,12 @@ export class InternalServerError extends APIError {
   override name = "InternalServerError";
 }
 
-/** No response: DNS, refused or reset connection. Retried where safe. */
+/**
+ * No response: DNS, refused or reset connection, or a timeout (its subclass
+ * {@link TimeoutError}). Retried where safe. `cause` holds the transport's
+ * own error (fetch's `TypeError` and, under it, the system error such as
+ * `ECONNREFUSED`).
+ */
 export class ConnectionError extends MedRecordsError {
   override name = "ConnectionError";
   /**
@@ -190,16 +195,26 @@ export class ConnectionError extends MedRecordsError {
   mayHaveSucceeded = false;
 }
 
-/** An attempt exceeded `timeoutMs`, or the call exceeded `deadlineMs`. */
-export class TimeoutError extends MedRecordsError {
+/**
+ * An attempt exceeded `timeoutMs`, or the call exceeded `deadlineMs`: a kind
+ * of {@link ConnectionError} (no response came), so `catch` branches on
+ * `ConnectionError` see timeouts too.
+ *
+ * The bare name `TimeoutError` is also the `name` of the `DOMException` that
+ * `AbortSignal.timeout(ms)` aborts with. The SDK throws this class for its own
+ * `timeoutMs` and `deadlineMs`; a `signal` you pass that aborts rejects the
+ * call with that signal's reason as it is. Tell them apart with `instanceof`,
+ * never with `error.name`:
+ *
+ * @example
+ * try { await mr.cases.list({}, { signal: AbortSignal.timeout(5_000) }); }
+ * catch (error) {
+ *   if (error instanceof TimeoutError) { } // medrecords: timeoutMs or deadlineMs
+ *   else if (error instanceof DOMException && error.name === "TimeoutError") { } // your signal
+ * }
+ */
+export class TimeoutError extends ConnectionError {
   override name = "TimeoutError";
-  /**
-   * Whether the service may have carried the request out: true for a write
-   * (any method but GET) when the timeout cut an attempt short, or when an
-   * earlier attempt may have acted; false for every read. See
-   * {@link APIError.mayHaveSucceeded}.
-   */
-  mayHaveSucceeded = false;
 }
 
 /** A response did not match the spec's schema (with `validateResponses: true`). */

@@ -1,3 +1,4 @@
+import type { LogLevel } from "./logging.js";
 import type { TracerLike } from "./tracing.js";
 
 /** Structured fields of a log line or hook call. Never a body, a query string or a header. */
@@ -15,21 +16,32 @@ export interface ResponseInfo extends RequestInfo {
   status: number | undefined;
   /** `X-Request-Id` of the response. */
   requestId: string | undefined;
-  /** Milliseconds since the attempt started. */
+  /** Milliseconds since the attempt started (for the log line that ends a call: since the call started). */
   elapsedMs: number;
   /** Error class name when the attempt failed without a response. */
   error?: string;
 }
 
 /**
- * Where the client reports what it does. Any object with these methods works,
- * `console` included; each receives a short message and structured fields.
+ * Where the client reports what it does: `console` by default. Any object
+ * with these methods works; each receives one line (method, path template,
+ * status, elapsed time, request id, attempt) and the same as structured
+ * fields, except `console`, which gets the line alone. Which methods are
+ * called depends on `logLevel`.
  */
 export interface Logger {
-  /** Each attempt answered with a status below 400. */
-  debug?(message: string, fields: ResponseInfo): void;
-  /** Each attempt answered 400 or above, or not at all (timeout, connection error). */
-  warn?(message: string, fields: ResponseInfo): void;
+  /** A call ended without an answer (connection, timeout) or with a 5xx, after its retries. */
+  error?(message: string, fields: ResponseInfo): void;
+  /**
+   * An attempt failed and is retried; a call ended with a 429 after its
+   * retries. Without `fields`: a warning about the client's configuration
+   * (an invalid `MEDRECORDS_LOG`).
+   */
+  warn?(message: string, fields?: ResponseInfo): void;
+  /** A call ended with an answer below 500 (4xx included: the call throws it). */
+  info?(message: string, fields: ResponseInfo): void;
+  /** An attempt is about to be sent. */
+  debug?(message: string, fields: RequestInfo): void;
 }
 
 /** Options of `new MedRecords(options)`. */
@@ -81,11 +93,21 @@ export interface ClientOptions {
    */
   fetchOptions?: (RequestInit & Record<string, unknown>) | undefined;
   /**
-   * Receives one line per attempt (method, path template, status, request id,
-   * attempt, elapsed time). Nothing is logged by default.
-   * @example console
+   * Receives the client's log lines (method, path template, status, elapsed
+   * time, request id, attempt; never a body, a query value, an id or the key).
+   * @default console
+   * @example pino() // or any object with error, warn, info and debug methods
    */
   logger?: Logger | undefined;
+  /**
+   * How much is logged: `"error"` (calls that ended without an answer or with
+   * a 5xx), `"warn"` (also retries, and a 429 that outlasted them), `"info"`
+   * (also one line per call), `"debug"` (also a line as each attempt is sent),
+   * or `"off"`. Another value is a `TypeError`.
+   * @default process.env.MEDRECORDS_LOG, else "warn" (an invalid MEDRECORDS_LOG is warned about, and "warn" used)
+   * @example "debug"
+   */
+  logLevel?: LogLevel | undefined;
   /**
    * An OpenTelemetry `Tracer` (`trace.getTracer("my-app")` from
    * `@opentelemetry/api`): one client span per call, named

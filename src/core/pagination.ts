@@ -1,6 +1,25 @@
 import type { Operation } from "../contract/operation.js";
+import type { WithResponse } from "./api-promise.js";
 import type { RequestOptions } from "./options.js";
 import type { CallInput, Core, ResponseOf } from "./request.js";
+
+/**
+ * Most items `toArray()` collects: a bound on what one call holds in memory
+ * (the items are PHI). Walk longer lists with `for await`, as stripe-node's
+ * `autoPagingToArray` asks.
+ */
+export const TO_ARRAY_LIMIT_MAX = 10_000;
+
+/** Options of `list(...).toArray(options)`. */
+export interface ToArrayOptions {
+  /**
+   * Most items to collect, 1 to 10 000 ({@link TO_ARRAY_LIMIT_MAX}); required,
+   * so that a list that grows cannot fill memory unnoticed. Pages are fetched
+   * only while fewer are collected, and the last one is cut.
+   * @example 500
+   */
+  limit: number;
+}
 
 /** One page of a list: its items, links and cursors. */
 export class Page<T> implements AsyncIterable<T> {
@@ -14,13 +33,18 @@ export class Page<T> implements AsyncIterable<T> {
   readonly cursor: string | null;
   /** The cursor of the next page: `list({ cursor: page.nextCursor })` resumes after this one. */
   readonly nextCursor: string | null;
+  /** `X-Request-Id` of the response this page came in: quote it to support. */
+  readonly requestId: string | undefined;
   readonly #fetchUrl: (url: string) => Promise<Page<T>>;
 
+  /** @internal Made by `list()` from each response. */
   constructor(
     envelope: { results: T[]; next: string | null; previous: string | null },
     cursor: string | null,
     fetchUrl: (url: string) => Promise<Page<T>>,
+    requestId?: string,
   ) {
+    this.requestId = requestId;
     this.results = envelope.results;
     this.next = envelope.next;
     this.previous = envelope.previous;
@@ -61,16 +85,62 @@ export class Page<T> implements AsyncIterable<T> {
  * item of every page. Nothing is fetched until it is awaited or iterated.
  */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
-  readonly #load: () => Promise<Page<T>>;
-  #first: Promise<Page<T>> | undefined;
+  readonly #load: () => Promise<WithResponse<Page<T>>>;
+  #first: Promise<WithResponse<Page<T>>> | undefined;
 
-  constructor(load: () => Promise<Page<T>>) {
+  /** @internal Made by `list()`. */
+  constructor(load: () => Promise<WithResponse<Page<T>>>) {
     this.#load = load;
   }
 
-  #firstPage(): Promise<Page<T>> {
+  #firstResponse(): Promise<WithResponse<Page<T>>> {
     this.#first ??= this.#load();
     return this.#first;
+  }
+
+  #firstPage(): Promise<Page<T>> {
+    return this.#firstResponse().then((r) => r.data);
+  }
+
+  /**
+   * The first page together with the raw `Response` and its request id.
+   *
+   * @example
+   * const { data: page, requestId } = await mr.cases.list().withResponse();
+   */
+  withResponse(): Promise<WithResponse<Page<T>>> {
+    return this.#firstResponse();
+  }
+
+  /**
+   * At most `limit` items, in the list's order: pages are fetched one at a
+   * time only while fewer are collected, and the last one is cut. `limit` is
+   * required (1 to 10 000); walk longer lists with `for await`.
+   *
+   * @example
+   * const cases = await mr.cases.list().toArray({ limit: 500 });
+   */
+  async toArray(options: ToArrayOptions): Promise<T[]> {
+    const limit = (options as Partial<ToArrayOptions> | undefined)?.limit;
+    if (limit === undefined) {
+      throw new TypeError(
+        "toArray() needs a `limit`, e.g. `toArray({ limit: 500 })`: a list can be longer than memory allows. Use `for await` to walk every item.",
+      );
+    }
+    if (!Number.isInteger(limit) || limit < 1 || limit > TO_ARRAY_LIMIT_MAX) {
+      throw new RangeError(
+        `toArray({ limit }) takes an integer from 1 to ${TO_ARRAY_LIMIT_MAX}; use \`for await\` to walk longer lists.`,
+      );
+    }
+    const items: T[] = [];
+    for await (const page of this.pages()) {
+      for (const item of page.results) {
+        items.push(item);
+        // Before the next page is asked for: nothing beyond `limit` is fetched.
+        if (items.length === limit) return items;
+      }
+    }
+    return items;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: an awaitable by design, as in openai-node.
@@ -123,15 +193,15 @@ export function paginate<O extends Operation & { readonly list: true }>(
   options?: RequestOptions,
 ): PagePromise<ItemOf<O>> {
   type T = ItemOf<O>;
-  const fetchPage = async (url: string | undefined): Promise<Page<T>> => {
-    const envelope = (await core.call(op, url === undefined ? input : { url }, options)) as {
-      results: T[];
-      next: string | null;
-      previous: string | null;
-    };
+  const fetchPage = async (url: string | undefined): Promise<WithResponse<Page<T>>> => {
+    const { data, response, requestId } = await core
+      .call(op, url === undefined ? input : { url }, options)
+      .withResponse();
+    const envelope = data as { results: T[]; next: string | null; previous: string | null };
     const query = input.query as { cursor?: string | null } | undefined;
     const cursor = url === undefined ? (query?.cursor ?? null) : cursorOf(url);
-    return new Page<T>(envelope, cursor, fetchPage);
+    const follow = (next: string) => fetchPage(next).then((r) => r.data);
+    return { data: new Page<T>(envelope, cursor, follow, requestId), response, requestId };
   };
   return new PagePromise<T>(() => fetchPage(undefined));
 }

@@ -4,6 +4,7 @@ import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/opera
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
 import { proxyConfigured } from "../internal/proxy-env.js";
+import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
@@ -16,6 +17,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
@@ -107,6 +109,10 @@ export class Core {
   readonly fetch: typeof fetch;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
+  /** Sent on API requests where the runtime allows it; never to presigned storage addresses. */
+  readonly userAgent: string | undefined = userAgent();
+  /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
+  readonly log: RequestLog;
   readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
@@ -133,6 +139,7 @@ export class Core {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
     this.#apiKey = apiKey;
+    this.log = new RequestLog(options.logger, options.logLevel);
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
@@ -168,6 +175,12 @@ export class Core {
   /** Replaces every occurrence of the key, in case a message ever carried it. */
   redact(text: string): string {
     return text.split(this.#apiKey).join("[redacted]");
+  }
+
+  /** `X-Request-Id` with the key replaced, should a server or proxy reflect it there: it is logged. */
+  #requestId(response: Response): string | undefined {
+    const id = requestIdOf(response);
+    return id === undefined ? undefined : this.redact(id);
   }
 
   /**
@@ -285,12 +298,15 @@ export class Core {
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const headers: Record<string, string> = {
       accept: "application/json",
+      ...(this.userAgent === undefined ? {} : { "user-agent": this.userAgent }),
       ...this.options.defaultHeaders,
       ...options.headers,
       ...span?.headers,
       authorization: `Bearer ${this.#apiKey}`,
     };
     const outcomes = new AttemptOutcomes(op.method);
+    const started = performance.now();
+    const attempts: AttemptLog = { last: undefined };
     let response: Response;
     try {
       response = await ky(url, {
@@ -308,11 +324,33 @@ export class Core {
           maxRetryAfterMs: this.options.maxRetryAfterMs,
           idempotent: op.idempotent,
         }),
-        fetch: this.#instrumentedFetch(op, outcomes, span),
+        fetch: this.#instrumentedFetch(op, outcomes, attempts, span),
+        hooks: {
+          beforeRetry: [
+            () => {
+              if (attempts.last) this.log.retrying(attempts.last);
+            },
+          ],
+        },
       });
     } catch (error) {
-      throw this.#mapError(error, where, timeoutMs, outcomes);
+      // The caller's own signal ends the call with its reason, as fetch does:
+      // `AbortSignal.timeout()` aborts with a DOMException also named
+      // "TimeoutError", which ky's name-based guard would take for its own.
+      if (options.signal?.aborted) throw options.signal.reason;
+      const mapped = this.#mapError(error, where, timeoutMs, outcomes);
+      const last = attempts.last;
+      if (last !== undefined && mapped instanceof MedRecordsError) {
+        // A timeout or deadline may end the call after an answered attempt: the line says why it ended.
+        const fields =
+          mapped instanceof ConnectionError
+            ? { ...last, status: undefined, requestId: undefined, error: mapped.name }
+            : last;
+        this.log.ended(fields, Math.round(performance.now() - started));
+      }
+      throw mapped;
     }
+    if (attempts.last) this.log.ended(attempts.last, Math.round(performance.now() - started));
     const data = await parseBody(response);
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
@@ -323,9 +361,9 @@ export class Core {
           issues,
         );
       }
-      return { data: result.data, response, requestId: requestIdOf(response) };
+      return { data: result.data, response, requestId: this.#requestId(response) };
     }
-    return { data, response, requestId: requestIdOf(response) };
+    return { data, response, requestId: this.#requestId(response) };
   }
 
   /**
@@ -333,8 +371,13 @@ export class Core {
    * records in `outcomes` whether each may have been carried out; and drops
    * the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(op: Operation, outcomes: AttemptOutcomes, span?: CallSpan): typeof fetch {
-    const { logger, hooks } = this.options;
+  #instrumentedFetch(
+    op: Operation,
+    outcomes: AttemptOutcomes,
+    attempts: AttemptLog,
+    span?: CallSpan,
+  ): typeof fetch {
+    const { hooks } = this.options;
     let attempt = 0;
     let lastStatus: number | undefined;
     return async (input, init) => {
@@ -344,15 +387,13 @@ export class Core {
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
+      this.log.sending(info);
       const started = performance.now();
       outcomes.started();
       const report = (fields: ResponseInfo) => {
         lastStatus = fields.status;
+        attempts.last = fields;
         hooks?.onResponse?.(fields);
-        const failed = fields.status === undefined || fields.status >= 400;
-        const message = `medrecords: ${fields.method} ${fields.path} ${fields.status ?? fields.error}`;
-        if (failed) logger?.warn?.(message, fields);
-        else logger?.debug?.(message, fields);
       };
       try {
         const response = await readWhole(
@@ -365,7 +406,7 @@ export class Core {
         report({
           ...info,
           status: response.status,
-          requestId: requestIdOf(response),
+          requestId: this.#requestId(response),
           elapsedMs: Math.round(performance.now() - started),
         });
         return response;
@@ -407,19 +448,34 @@ export class Core {
         mayHaveSucceeded: outcomes.mayHaveActed,
       });
     }
+    // ky's own errors are not kept as causes: their messages and stacks quote
+    // the full address (identifiers, query values) and they hold the Request
+    // with its Authorization header, which `util.inspect(error)` would print.
     if (isTimeoutError(error)) {
+      // The SDK's own timer fired: there is no foreign error to keep.
       const timeout = new TimeoutError(`${where}: no response within ${timeoutMs} ms.`);
       timeout.mayHaveSucceeded = outcomes.mayHaveActedAfterTimeout;
       return timeout;
     }
     if (isNetworkError(error)) {
       const code = causeCode(error);
-      const failed = new ConnectionError(`${where}: connection failed${code ? ` (${code})` : ""}.`);
+      // The transport's error under ky's wrapper: fetch's TypeError and its system error.
+      const failed = new ConnectionError(
+        `${where}: connection failed${code ? ` (${code})` : ""}.`,
+        {
+          cause: error.cause,
+        },
+      );
       failed.mayHaveSucceeded = outcomes.mayHaveActed;
       return failed;
     }
     return error;
   }
+}
+
+/** The last attempt of a call, for its log lines. */
+interface AttemptLog {
+  last: ResponseInfo | undefined;
 }
 
 /** A `ValidationError` naming one field, for a request the SDK refuses before sending. */

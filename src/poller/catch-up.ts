@@ -20,8 +20,10 @@ import {
   EVENT_TYPE_FILTER_MAX,
   type EventListParams,
 } from "../schemas/event-list.js";
+import type { EventType } from "../schemas/events.js";
 import { StoreUnavailableError } from "../stores/store-error.js";
 import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
+import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
 import {
   type Checkpoint,
   CheckpointCursor,
@@ -59,24 +61,44 @@ export interface EventLogGap {
   oldestAvailable: string;
 }
 
-/** Options of `mr.events.catchUp(options)`. */
-export interface CatchUpOptions {
+/**
+ * Options of `mr.events.catchUp(options)`. `Types` is the tuple given as
+ * `types`: it narrows what `onEvent` and the `on` functions receive.
+ */
+export interface CatchUpOptions<
+  Types extends readonly EventType[] | undefined = readonly EventType[] | undefined,
+> {
   /**
    * Where the position is kept between runs and restarts.
    * @default memoryCheckpoint() (lost on restart)
    * @example fileCheckpoint(".medrecords/checkpoint.json")
    */
   checkpoint?: CheckpointStore;
-  /** Only these event types (sent as `type`, at most 20). @default every type the key can read */
-  types?: readonly string[];
   /**
-   * Processes one event. Events come oldest first; the checkpoint passes an
-   * event only once this resolved. Throwing stops the run (its error is the
-   * run's) and the event comes again on the next run. An event can come more
-   * than once (at-least-once): make processing idempotent, or pass `dedupe`.
-   * Narrow with `isKnownEvent(event)` before switching on `event.type`.
+   * Only these event types (sent as `type`, 1 to 20), e.g.
+   * `["retrieval_request.status_changed"]`: `onEvent` then receives those
+   * types only, typed as such. A name this SDK does not know fails to compile.
+   * @default every type the key can read
    */
-  onEvent: (event: AnyEvent) => void | Promise<void>;
+  types?: Types;
+  /**
+   * Functions per event type, as `createWebhookHandler`'s `on`: each receives
+   * its type's entry, typed. With `types`, only those types may be named.
+   * Called before `onEvent`; like it, a function that throws stops the run
+   * and its event comes again on the next one.
+   * @example { "retrieval_request.status_changed": async (event) => { await refresh(event.data.retrieval_request_id) } }
+   */
+  on?: NoInfer<CatchUpEventHandlers<HandledLogType<Types>>>;
+  /**
+   * Processes one event (after its `on` function, if any). At least one of
+   * `on` and `onEvent` is required. Events come oldest first; the checkpoint
+   * passes an event only once this resolved. Throwing stops the run (its
+   * error is the run's) and the event comes again on the next run. An event
+   * can come more than once (at-least-once): make processing idempotent, or
+   * pass `dedupe`. Without `types`, narrow with `isKnownEvent(event)` before
+   * switching on `event.type`.
+   */
+  onEvent?: (event: NoInfer<CatchUpEvent<Types>>) => void | Promise<void>;
   /**
    * Called when the checkpoint is older than the log's 30-day retention, so
    * events may have expired unseen. Recover them with
@@ -139,6 +161,11 @@ export interface CatchUpOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The options the poller runs with: `mr.events.catchUp` has composed `on` into `onEvent`. */
+export type PollerOptions = CatchUpOptions & {
+  onEvent: (event: AnyEvent) => void | Promise<void>;
+};
+
 /** What one run of the poller did. */
 export interface CatchUpResult {
   /** Events handed to `onEvent` that resolved. */
@@ -198,7 +225,7 @@ const DEFAULT_DESCRIPTION = "The checkpoint loaded from the `checkpoint` store o
 
 export function createCatchUpPoller(
   reader: EventLogReader,
-  options: CatchUpOptions,
+  options: PollerOptions,
 ): CatchUpPoller & { readonly [diagnostics]: CatchUpDiagnostics } {
   return new EventCatchUp(reader, options);
 }
@@ -207,7 +234,7 @@ class EventCatchUp implements CatchUpPoller {
   readonly [diagnostics]: CatchUpDiagnostics = { eventsHeld: 0, maxEventsHeld: 0, pagesFetched: 0 };
   readonly #reader: EventLogReader;
   readonly #store: CheckpointStore;
-  readonly #options: CatchUpOptions;
+  readonly #options: PollerOptions;
   readonly #pageSize: number;
   /** Tail of the run queue: runs never overlap. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -219,7 +246,7 @@ class EventCatchUp implements CatchUpPoller {
   /** The event whose `onEvent` failed last, and how many times in a row (for `maxAttempts`). */
   #failures: { id: string; count: number } | undefined;
 
-  constructor(reader: EventLogReader, options: CatchUpOptions) {
+  constructor(reader: EventLogReader, options: PollerOptions) {
     if (typeof options?.onEvent !== "function") {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }

@@ -10,7 +10,8 @@ import {
   type EventLogPage,
 } from "../poller/catch-up.js";
 import type { ListEnvelope } from "../schemas/common.js";
-import type { AnyEvent, EventListParams } from "../schemas/event-list.js";
+import { type AnyEvent, EVENT_LOG_TYPES, type EventListParams } from "../schemas/event-list.js";
+import type { EventType } from "../schemas/events.js";
 
 /**
  * The event log: every emitted event, readable for 30 days. Events of a
@@ -48,7 +49,9 @@ export class Events extends APIResource {
    * const { processed, duplicates, checkpoint } = await poller.runOnce();
    * poller.start({ intervalMs: 60_000 }); // later: await poller.stop();
    */
-  catchUp(options: CatchUpOptions): CatchUpPoller {
+  catchUp<const Types extends readonly EventType[] | undefined = undefined>(
+    options: CatchUpOptions<Types>,
+  ): CatchUpPoller {
     const read = async (call: APIPromise<ListEnvelope<AnyEvent>>): Promise<EventLogPage> => {
       const { data, response } = await call.withResponse();
       const date = Date.parse(response.headers.get("date") ?? "");
@@ -59,7 +62,42 @@ export class Events extends APIResource {
         list: (query) => read(this.core.call(events.list, { query })),
         follow: (url) => read(this.core.call(events.list, { url })),
       },
-      options,
+      { ...(options as CatchUpOptions), onEvent: dispatch(options as CatchUpOptions) },
     );
   }
+}
+
+/**
+ * One `onEvent` for the poller: each event to its `on` function, if any,
+ * then to `onEvent`, if given. Checked here, at creation: a misspelled type
+ * in `on` (possible from JavaScript) would otherwise never be called.
+ */
+function dispatch(options: CatchUpOptions): (event: AnyEvent) => Promise<void> {
+  const { on, onEvent, types } = options ?? {};
+  if (on !== undefined && (typeof on !== "object" || on === null)) {
+    throw new TypeError("events.catchUp: `on` must be an object of functions by event type.");
+  }
+  const handlers = new Map<string, (event: AnyEvent) => unknown>();
+  const allowed = new Set<string>(types ?? EVENT_LOG_TYPES);
+  for (const [type, fn] of Object.entries(on ?? {})) {
+    if (!allowed.has(type)) {
+      throw new TypeError(
+        `events.catchUp: \`on\` names "${type}", which ${types ? "is not in `types`" : "is not an event type"}: it would never be called.`,
+      );
+    }
+    if (typeof fn !== "function") {
+      throw new TypeError(`events.catchUp: \`on["${type}"]\` must be a function.`);
+    }
+    handlers.set(type, fn as (event: AnyEvent) => unknown);
+  }
+  if (onEvent !== undefined && typeof onEvent !== "function") {
+    throw new TypeError("events.catchUp: `onEvent` must be a function.");
+  }
+  if (handlers.size === 0 && onEvent === undefined) {
+    throw new TypeError("events.catchUp: pass `onEvent`, or `on` with a function per event type.");
+  }
+  return async (event) => {
+    await handlers.get(event.type)?.(event);
+    await onEvent?.(event);
+  };
 }

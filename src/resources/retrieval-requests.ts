@@ -9,14 +9,14 @@ import { type Core, describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
 import type { DownloadResponse } from "../schemas/documents.js";
-import type {
-  ActionRequestAnswer,
-  ActionResponse,
-  RetrievalDocument,
-  RetrievalDocumentListParams,
-  RetrievalRequest,
-  RetrievalRequestCreate,
-  RetrievalRequestList,
+import {
+  type ActionRequestAnswer,
+  type ActionResponse,
+  type RetrievalDocument,
+  type RetrievalDocumentListParams,
+  type RetrievalRequest,
+  type RetrievalRequestCreate,
+  type RetrievalRequestList,
   RetrievalRequestListParams,
 } from "../schemas/retrieval-requests.js";
 import type { RetrievalSignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
@@ -34,10 +34,11 @@ export interface RetrievalUploadParams extends UploadParams {
 /** Filters of `changes`; `since` is the value stored after the previous poll. */
 export interface RetrievalRequestChangesParams {
   /**
-   * Only requests whose `public_updated_at` is after this instant. Omit it
-   * (or pass null) on the very first poll to get every request.
+   * Only requests whose `public_updated_at` is after this instant: an ISO
+   * 8601 date-time or a `Date`. Omit it (or pass null) on the very first poll
+   * to get every request.
    */
-  since?: string | null | undefined;
+  since?: string | Date | null | undefined;
   /** Page size, 1 to 100. */
   limit?: number;
   /** Only the requests of this case. */
@@ -79,8 +80,14 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
   readonly #core: Core;
   readonly #params: RetrievalRequestChangesParams;
   readonly #options: RequestOptions | undefined;
+  /** The `since` as given: validated (a bad one is a `ValidationError`) when the first page is fetched. */
+  readonly #sinceParam: string | Date;
+  /** The `since` as an ISO string, for comparisons. */
   readonly #since: string;
-  /** The `since` of the next poll; equals the given `since` until a change has been passed. */
+  /**
+   * The `since` of the next poll, an ISO string; equals the given `since`
+   * (a `Date` as its ISO string) until a change has been passed.
+   */
   nextSince: string;
 
   /** @internal Made by `mr.retrievalRequests.changes()`, over the client's internals. */
@@ -88,7 +95,12 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
     this.#core = core;
     this.#params = params;
     this.#options = options;
-    this.#since = params.since ?? CHANGES_FROM_START;
+    this.#sinceParam = params.since ?? CHANGES_FROM_START;
+    // The wire form; an invalid `Date` stays as given here and is refused with
+    // a ValidationError by the query's validation, before anything is sent.
+    const parsed = RetrievalRequestListParams.shape.updated_since.safeParse(this.#sinceParam);
+    this.#since =
+      parsed.success && parsed.data !== undefined ? parsed.data : String(this.#sinceParam);
     this.nextSince = this.#since;
   }
 
@@ -104,7 +116,7 @@ export class RetrievalRequestChanges implements AsyncIterable<RetrievalRequest> 
       const page: RetrievalRequestList = await this.#core.call(
         retrievalRequests.list,
         next === undefined
-          ? { query: { updated_since: this.#since, limit, case_id, status } }
+          ? { query: { updated_since: this.#sinceParam, limit, case_id, status } }
           : { url: next },
         this.#options,
       );

@@ -25,6 +25,35 @@ export const IsoDateTime = z.iso.datetime({ offset: true });
 export type IsoDateTime = z.infer<typeof IsoDateTime>;
 
 /**
+ * A date or date-time query parameter: an ISO 8601 string, or a `Date`, which
+ * is sent as its ISO string (`toISOString()`; for a `"date"` parameter, its
+ * UTC calendar day). An invalid `Date`, or one outside the years 0000 to 9999
+ * (whose ISO string, `+010000-01-01T...`, no server accepts), fails validation
+ * before sending. The only place a query parameter takes a `Date`: the wire,
+ * the reference server and the OpenAPI document see the string.
+ *
+ * @example created_after: dateQuery("date-time") // accepts "2026-01-01T00:00:00Z" or new Date()
+ */
+export function dateQuery(format: "date" | "date-time") {
+  const expected = `Expected an ISO 8601 ${format === "date" ? "date (YYYY-MM-DD)" : "date-time"} or a valid Date`;
+  return z.union(
+    [
+      format === "date" ? IsoDate : IsoDateTime,
+      z
+        .date({ error: expected })
+        .refine((date) => {
+          const year = date.getUTCFullYear();
+          return year >= 0 && year <= 9999;
+        }, "Expected a Date between the years 0000 and 9999")
+        .transform((date) =>
+          format === "date" ? date.toISOString().slice(0, 10) : date.toISOString(),
+        ),
+    ],
+    { error: expected },
+  );
+}
+
+/**
  * A MIME type such as `application/pdf`, parameters allowed, in any case.
  * Both cases are spelled out instead of an `i` flag, which a JSON Schema
  * pattern (the OpenAPI document) cannot carry.

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { IsoDateTime, ListParams } from "./common.js";
+import { dateQuery, ListParams } from "./common.js";
 import { Event, WebhookDisabledLogEntry } from "./events.js";
 
 /**
@@ -56,21 +56,8 @@ export function isKnownEvent(event: AnyEvent): event is Event {
   return knownTypes.has(event.type);
 }
 
-/**
- * A time bound: an ISO 8601 date-time, or a `Date` (sent as its ISO string).
- * A `Date` outside the years 0000 to 9999 is refused here: its ISO string
- * (`+010000-01-01T...`) is not a date-time the service accepts.
- */
-const TimeBound = z.union([
-  IsoDateTime,
-  z
-    .date()
-    .refine((date) => {
-      const year = date.getUTCFullYear();
-      return year >= 0 && year <= 9999;
-    }, "Expected a date between the years 0000 and 9999")
-    .transform((date) => date.toISOString()),
-]);
+/** A time bound of the list: an ISO 8601 date-time, or a `Date` (sent as its ISO string). */
+const TimeBound = dateQuery("date-time");
 
 /** One `type` filter: comma-separated on the wire, an array in the SDK too. */
 const TypeFilter = z

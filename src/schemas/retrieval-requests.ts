@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { makeCaseCreate } from "./cases.js";
-import { IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
+import { dateQuery, IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
 import { Facility, FacilityCreate } from "./facilities.js";
 import { RequestorCreate } from "./requestors.js";
@@ -226,9 +226,10 @@ export const RetrievalRequestListParams = ListParams.extend({
   status: z.enum(RETRIEVAL_STATUSES).optional(),
   /**
    * Only requests whose `public_updated_at` is after this instant, oldest
-   * change first (instead of newest created first).
+   * change first (instead of newest created first). An ISO 8601 date-time
+   * or a `Date`.
    */
-  updated_since: IsoDateTime.optional(),
+  updated_since: dateQuery("date-time").optional(),
   /** Only the requests whose `external_id` is exactly this (1 to 255 characters). */
   external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
 });

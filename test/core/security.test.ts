@@ -18,7 +18,7 @@ function collectingLogger() {
     lines.push(`${message} ${JSON.stringify(f)}`);
     fields.push(f);
   };
-  return { lines, fields, logger: { debug: log, warn: log } };
+  return { lines, fields, logger: { debug: log, info: log, warn: log, error: log } };
 }
 
 function everyRendering(error: unknown): string {
@@ -69,6 +69,7 @@ describe("the API key", () => {
         baseUrl: BASE_URL,
         fetch,
         logger,
+        logLevel: "debug",
         maxRetries: 0,
       });
       errors.push(await mr.cases.retrieve("case_1").catch((e) => e));
@@ -80,6 +81,7 @@ describe("the API key", () => {
       baseUrl: BASE_URL,
       fetch,
       logger,
+      logLevel: "debug",
       timeoutMs: 50,
       maxRetries: 0,
     });
@@ -186,7 +188,13 @@ describe("the API key", () => {
   it("logs carry method, path template, status, request id, attempt and time, and nothing of the body or query", async () => {
     const { lines, fields: logged, logger } = collectingLogger();
     const { fetch } = scriptedFetch([apiError(503, "unavailable", "x"), json(201, sampleCase)]);
-    const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, logger });
+    const mr = new MedRecords({
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      fetch,
+      logger,
+      logLevel: "info",
+    });
     await mr.cases.update("case_1", { title: "Jane Doe's secret matter" });
     expect(lines).toHaveLength(2);
     const fields = logged[1]!;

@@ -214,7 +214,10 @@ describe("catch-up order and completeness", () => {
     expect(() => mr.events.catchUp({ onEvent, pageSize: 101 })).toThrow(RangeError);
     expect(() => mr.events.catchUp({ onEvent, types: [] })).toThrow(RangeError);
     expect(() =>
-      mr.events.catchUp({ onEvent, types: Array.from({ length: 21 }, () => STATUS_CHANGED) }),
+      mr.events.catchUp({
+        onEvent,
+        types: Array.from({ length: 21 }, (): typeof STATUS_CHANGED => STATUS_CHANGED),
+      }),
     ).toThrow(RangeError);
     expect(() => mr.events.catchUp({} as never)).toThrow(TypeError);
   });

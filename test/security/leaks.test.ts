@@ -114,7 +114,8 @@ function setup(options: { now?: string } = {}) {
     apiKey: key,
     baseUrl: mock.baseUrl,
     fetch: mock.fetch,
-    logger: { debug: log("debug"), warn: log("warn") },
+    logger: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+    logLevel: "debug" as const,
     hooks: {
       onRequest: (info: unknown) => lines.push(`onRequest ${JSON.stringify(info)}`),
       onResponse: (info: unknown) => lines.push(`onResponse ${JSON.stringify(info)}`),
@@ -231,7 +232,8 @@ describe("every failure of a call carrying PHI, against the reference server", (
       apiKey: SENTINEL_API_KEY,
       baseUrl: mock.baseUrl,
       fetch: mock.fetch,
-      logger: { debug: log, warn: log },
+      logger: { debug: log, info: log, warn: log, error: log },
+      logLevel: "info",
     });
     const error = await caught(mr.cases.create(phiCase));
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -281,10 +283,14 @@ describe("every failure of a call carrying PHI, against the reference server", (
     mock.faults.set({ latencyMs: 300 });
     errors.push(await caught(mr.cases.create(phiCase, { timeoutMs: 20 })));
     errors.push(await caught(mr.cases.list({ limit: 5 }, { deadlineMs: 30 })));
+    // A GET is retried on a 5xx: a warning line.
+    mock.faults.set({ errorRate: 1, errorTiming: "before", errorStatuses: [503] });
+    await caught(mr.cases.list({ limit: 5 }));
     mock.faults.clear();
-    // Both levels were used: debug for answers, warn for failures and retries.
-    expect(lines.some((l) => l.startsWith("warn "))).toBe(true);
-    expect(lines.some((l) => l.startsWith("debug "))).toBe(true);
+    // Every level was used: debug for attempts, info for answers, warn for retries, error for failures.
+    for (const level of ["debug", "info", "warn", "error"]) {
+      expect(lines.some((l) => l.startsWith(`${level} `))).toBe(true);
+    }
     expect(errors.map((e) => e?.constructor)).toEqual([
       InternalServerError,
       InternalServerError,
