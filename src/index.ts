@@ -63,8 +63,14 @@ export type {
   LogEventOfType,
 } from "./poller/catch-up-events.js";
 export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
-export { fileCheckpoint } from "./poller/file-checkpoint.js";
-export { memoryCheckpoint } from "./poller/memory-checkpoint.js";
+export {
+  CheckpointLeaseLostError,
+  type CheckpointLeaseLostReason,
+  type CheckpointLeaseStore,
+  DEFAULT_CHECKPOINT_LEASE_SECONDS,
+} from "./poller/checkpoint-lease.js";
+export { type FileCheckpointOptions, fileCheckpoint } from "./poller/file-checkpoint.js";
+export { type MemoryCheckpointOptions, memoryCheckpoint } from "./poller/memory-checkpoint.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
 export type { Documents } from "./resources/documents.js";
 export type { Events } from "./resources/events.js";
@@ -103,3 +109,9 @@ export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,
 } from "./stores/postgres-checkpoint.js";
+export {
+  type RedisCheckpointClient,
+  type RedisCheckpointStoreOptions,
+  redisCheckpointStore,
+} from "./stores/redis-checkpoint.js";
+export { StoreUnavailableError } from "./stores/store-error.js";

@@ -25,7 +25,7 @@ import {
 } from "./servers.js";
 
 /** Short, so that a lapse is quick to wait for. */
-const LEASE_SECONDS = 0.3;
+const LEASE_SECONDS = 1.5;
 
 type StoreFactory = () => DedupeStore;
 
