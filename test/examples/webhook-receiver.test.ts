@@ -86,7 +86,7 @@ describe("examples/webhook-receiver.ts", () => {
     const headers = await signWebhook({ payload: body, secret: "whsec_someone_else" });
     const forged = await fetch(receiver.url, { method: "POST", headers, body });
     expect(forged.status).toBe(400);
-    expect(errors.mock.calls[0]?.[0]).toContain("delivery failed at verify");
+    expect(errors.mock.calls[0]?.[0]).toContain("delivery refused at verify: signature_mismatch");
     const elsewhere = await fetch(new URL("/other", receiver.url), { method: "POST", body });
     expect(elsewhere.status).toBe(404);
   });
