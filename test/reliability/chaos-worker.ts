@@ -1,0 +1,258 @@
+/**
+ * A child process of chaos.test.ts, bundled with tsup and run with plain
+ * `node`: either a webhook receiver or a catch-up poller, one of three of
+ * each, all sharing one Redis and one PostgreSQL. Its parent SIGKILLs it at
+ * random and starts it again with the same configuration.
+ *
+ * Receivers and pollers process an event the same way (`processEvent`),
+ * under the same two-phase Redis dedupe store (the handler's and the
+ * poller's `dedupe`):
+ * - one `HINCRBY` of the event's field in a Redis hash: an effect deduped by
+ *   the Redis store alone, so at least once, and twice only where a process
+ *   died (or its lease lapsed) between the effect and `complete`;
+ * - one row in the effects table, inside `postgresDedupeStore().withClaim`:
+ *   exactly once, whatever dies when.
+ *
+ * A receiver fails 30 % of the deliveries it gets, a third of them each way:
+ * answers 503 before reading them; throws in its event function before any
+ * effect (the claim is released, the answer is 500); or processes the event
+ * and loses the answer (the 200 becomes a 502, as from a proxy that timed
+ * out), so that the service retries an event already done.
+ *
+ * stdout, one line each, written synchronously so that a line is out before
+ * any kill; `<t>` is the wall clock in ms with a fraction, comparable across
+ * the processes of one machine:
+ * - `ready`: listening (receiver) or started (poller);
+ * - `k <state> <id>`: what the dedupe store's `claim` found;
+ * - `e <id>`: this process's effects row committed; `s <id>`: `withClaim` found
+ *   the id done by another (the Postgres layer suppressed a repeat);
+ * - receiver: `h <status>` per answer;
+ * - poller: `b <id> <t>` / `c <id> <t>` around each `onEvent`; `a <fence> <t>`
+ *   when what `acquire` resolves changes (a number, or `null`); `lost <t>` for
+ *   a save refused by the fence;
+ * - `error <text>` for anything unexpected.
+ */
+import { writeSync } from "node:fs";
+import { createServer } from "node:http";
+import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/index.js";
+import { seededRandom } from "../../src/internal/seeded-random.js";
+import type { CheckpointLeaseStore } from "../../src/poller/checkpoint.js";
+import { postgresDedupeStore } from "../../src/stores/postgres-dedupe.js";
+import { redisDedupeStore } from "../../src/stores/redis-dedupe.js";
+import type { DedupeStore } from "../../src/webhooks/dedupe.js";
+import { createWebhookHandler } from "../../src/webhooks/handler.js";
+import { toNodeListener } from "../../src/webhooks/node.js";
+
+export interface ChaosWorkerConfig {
+  role: "receiver" | "poller";
+  /** Which of the three; seeds the receiver's failures together with the start count. */
+  slot: number;
+  /** How many times this slot was started before, so a restart draws other failures. */
+  start: number;
+  /** Receiver: the port to listen on (the same after every restart). */
+  port?: number;
+  /** Poller: the reference server (the API key comes from MEDRECORDS_API_KEY). */
+  baseUrl?: string;
+  /** Redis key prefix of this test: dedupe keys and the effect counter hash live under it. */
+  redisPrefix: string;
+  claimsTable: string;
+  effectsTable: string;
+  checkpointTable: string;
+  checkpointName: string;
+  /** Lease of an in-progress claim, seconds. */
+  dedupeLeaseSeconds: number;
+  /** Lease of the poller's checkpoint, seconds. */
+  checkpointLeaseSeconds: number;
+  pageSize: number;
+  pollIntervalMs: number;
+  /** Receiver: the replay window; the mock clock runs ahead of real time. */
+  toleranceSeconds: number;
+  /** Receiver: fraction of deliveries failed, split in three equal parts (see above). */
+  failureRate: number;
+}
+
+/** The Redis hash of effect counts, one field per event id. */
+export const countsKey = (prefix: string) => `${prefix}counts`;
+
+/** How long a done claim is remembered: the whole test, with room. */
+const DONE_TTL_SECONDS = 3_600;
+
+const say = (line: string) => void writeSync(1, `${line}\n`);
+const now = () => (performance.timeOrigin + performance.now()).toFixed(3);
+const describe = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[2] ?? "") as ChaosWorkerConfig;
+  const [{ default: pg }, { createClient }] = await Promise.all([import("pg"), import("redis")]);
+  const pool = new pg.Pool({ connectionString: process.env.MEDRECORDS_TEST_POSTGRES_URL, max: 4 });
+  const redis = await createClient({ url: process.env.MEDRECORDS_TEST_REDIS_URL }).connect();
+  const closers: Array<() => Promise<unknown>> = [() => redis.quit(), () => pool.end()];
+
+  const claims = postgresDedupeStore({
+    pool,
+    table: config.claimsTable,
+    leaseSeconds: config.dedupeLeaseSeconds,
+  });
+  const dedupe = tellClaims(
+    redisDedupeStore({
+      client: redis,
+      prefix: `${config.redisPrefix}dedupe:`,
+      leaseSeconds: config.dedupeLeaseSeconds,
+    }),
+  );
+  const processEvent = async (event: { id: string }) => {
+    await redis.hIncrBy(countsKey(config.redisPrefix), event.id, 1);
+    const { claimed } = await claims.withClaim(event.id, DONE_TTL_SECONDS, async (client) => {
+      await client.query(
+        `INSERT INTO ${config.effectsTable} (event_id, pid, role) VALUES ($1, $2, $3)`,
+        [event.id, process.pid, config.role],
+      );
+    });
+    say(`${claimed ? "e" : "s"} ${event.id}`);
+  };
+
+  const stop =
+    config.role === "receiver"
+      ? await startReceiver(config, dedupe, processEvent)
+      : startPoller(config, pool, dedupe, processEvent);
+  closers.unshift(stop);
+  say("ready");
+
+  process.once("SIGTERM", () => {
+    void (async () => {
+      for (const close of closers) await close().catch((error) => say(`error ${describe(error)}`));
+      process.exit(0);
+    })();
+  });
+}
+
+/** The store, telling each claim's outcome on stdout. */
+function tellClaims(store: DedupeStore): DedupeStore {
+  return {
+    async claim(id) {
+      const claim = await store.claim(id);
+      say(`k ${claim.state} ${id}`);
+      return claim;
+    },
+    complete: (id, token, ttlSeconds) => store.complete(id, token, ttlSeconds),
+    release: (id, token) => store.release(id, token),
+  };
+}
+
+async function startReceiver(
+  config: ChaosWorkerConfig,
+  dedupe: DedupeStore,
+  processEvent: (event: { id: string }) => Promise<void>,
+): Promise<() => Promise<unknown>> {
+  const secret = process.env.MEDRECORDS_WEBHOOK_SECRET ?? "";
+  const random = seededRandom(config.slot * 1_000 + config.start);
+  /** Requests whose event function is to throw before any effect. */
+  const failing = new WeakSet<Request>();
+  const handler = createWebhookHandler({
+    secret,
+    dedupe,
+    toleranceSeconds: config.toleranceSeconds,
+    on: {
+      "retrieval_request.status_changed": async (event, { request }) => {
+        if (failing.has(request)) throw new Error("injected failure before the effects");
+        await processEvent(event);
+      },
+    },
+    onError: (error, { stage }) => {
+      if (stage !== "handler") say(`error ${stage}: ${describe(error)}`);
+    },
+  });
+  const part = config.failureRate / 3;
+  const faulty = async (request: Request): Promise<Response> => {
+    const draw = random();
+    let response: Response;
+    if (draw < part) {
+      response = new Response(null, { status: 503 });
+    } else {
+      if (draw < 2 * part) failing.add(request);
+      response = await handler(request);
+      if (draw >= 2 * part && draw < 3 * part && response.status === 200) {
+        response = new Response(null, { status: 502 });
+      }
+    }
+    say(`h ${response.status}`);
+    return response;
+  };
+  const server = createServer(toNodeListener(faulty));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, "127.0.0.1", resolve);
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+}
+
+function startPoller(
+  config: ChaosWorkerConfig,
+  pool: InstanceType<(typeof import("pg"))["default"]["Pool"]>,
+  dedupe: DedupeStore,
+  processEvent: (event: AnyEvent) => Promise<void>,
+): () => Promise<unknown> {
+  const mr = new MedRecords({ baseUrl: config.baseUrl, maxRetries: 10 });
+  const store = postgresCheckpointStore({
+    pool,
+    name: config.checkpointName,
+    table: config.checkpointTable,
+    leaseSeconds: config.checkpointLeaseSeconds,
+  });
+  const poller = mr.events.catchUp({
+    checkpoint: tellLease(store),
+    dedupe,
+    pageSize: config.pageSize,
+    onEvent: async (event) => {
+      say(`b ${event.id} ${now()}`);
+      try {
+        await processEvent(event);
+      } finally {
+        say(`c ${event.id} ${now()}`);
+      }
+    },
+    onError: (error) => {
+      if ((error as Error)?.name !== "CheckpointLeaseLostError") say(`error ${describe(error)}`);
+    },
+  });
+  poller.start({ intervalMs: config.pollIntervalMs });
+  return () => poller.stop();
+}
+
+/** The lease store, telling on stdout every change of what `acquire` resolves and every refused save. */
+function tellLease(store: CheckpointLeaseStore): CheckpointLeaseStore {
+  let last: number | null | undefined;
+  return {
+    description: store.description,
+    leaseSeconds: store.leaseSeconds,
+    load: () => store.load(),
+    async acquire(owner) {
+      const fence = await store.acquire(owner);
+      if (fence !== last) say(`a ${fence} ${now()}`);
+      last = fence;
+      return fence;
+    },
+    async save(checkpoint, fence) {
+      try {
+        await store.save(checkpoint, fence);
+      } catch (error) {
+        if ((error as Error)?.name === "CheckpointLeaseLostError") {
+          last = undefined;
+          say(`lost ${now()}`);
+        }
+        throw error;
+      }
+    },
+    release: (owner) => store.release(owner),
+  };
+}
+
+main().catch((error: unknown) => {
+  say(`error ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(2);
+});
