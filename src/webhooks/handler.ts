@@ -1,5 +1,12 @@
 import type { WebhookEvent } from "../schemas/events.js";
-import { DEFAULT_DEDUPE_TTL_SECONDS, type DedupeStore, memoryDedupeStore } from "./dedupe.js";
+import { StoreUnavailableError } from "../stores/store-error.js";
+import {
+  claimChecked,
+  DEFAULT_DEDUPE_TTL_SECONDS,
+  type DedupeClaim,
+  type DedupeStore,
+  memoryDedupeStore,
+} from "./dedupe.js";
 import type { EventOfType, HandledEventType } from "./events.js";
 import { verifyWebhook } from "./verify.js";
 
@@ -18,11 +25,15 @@ export type WebhookEventHandlers = {
 };
 
 /** Where a failure happened, for {@link WebhookHandlerOptions.onError}. */
-export type WebhookFailureStage = "verify" | "dedupe" | "handler" | "release";
+export type WebhookFailureStage = "verify" | "dedupe" | "handler" | "complete" | "release";
 
 /** What `onError` is told beside the error. */
 export interface WebhookErrorContext {
-  /** Where it failed: `verify`, `dedupe` (the store), `handler` (your function), or `release` (of the claim, after your function failed). */
+  /**
+   * Where it failed: `verify`, `dedupe` (the store's claim), `handler` (your
+   * function), `complete` (marking the event done, after your function
+   * resolved), or `release` (of the claim, after your function failed).
+   */
   stage: WebhookFailureStage;
   /** The delivery request; its body has been read. */
   request: Request;
@@ -46,14 +57,14 @@ export interface WebhookHandlerOptions {
    */
   on: WebhookEventHandlers;
   /**
-   * Where processed event ids are remembered. Share one store across
-   * instances (and with the catch-up poller) so that each event is processed
-   * once overall.
+   * Where event ids being processed (a short lease) and processed (done) are
+   * remembered. Share one store across instances (and with the catch-up
+   * poller) so that each event is processed once overall.
    * @default memoryDedupeStore()
    */
   dedupe?: DedupeStore;
   /**
-   * TTL passed to `dedupe.claim`, in seconds.
+   * How long a processed id stays done (passed to `dedupe.complete`), in seconds.
    * @default 604_800 (7 days)
    */
   dedupeTtlSeconds?: number;
@@ -65,7 +76,7 @@ export interface WebhookHandlerOptions {
   /**
    * Receives every failure for the operator's logs: verification errors
    * (a `WebhookVerificationError` whose message says what to fix), dedupe
-   * store errors and handler errors. The HTTP response never carries them.
+   * store errors (a `StoreUnavailableError` naming the store) and handler errors. The HTTP response never carries them.
    * @default logs the stage and the error with console.error
    * @example (error, { stage }) => logger.warn({ err: error, stage }, "webhook failed")
    */
@@ -90,8 +101,12 @@ const BODY_USED_MESSAGE =
  * 405 to anything but POST; 400 `{"error":"invalid_webhook"}` when the
  * delivery fails verification; 200 `{"received":true}` once the handler
  * resolved, for `webhook.test` (no handler runs) and for a type without a
- * handler; 200 with `"duplicate":true` for an id already processed; 500 when
- * the handler or the dedupe store fails, so that the service retries.
+ * handler; 200 with `"duplicate":true` for an id already processed; 409
+ * `{"error":"in_progress"}` while another delivery of the id is being
+ * processed (here or on another instance sharing the store); 500 when the
+ * handler fails; 503 `{"error":"store_unavailable"}` when the dedupe store
+ * cannot be reached. Every answer but 2xx makes the service retry, and the
+ * event is marked done only once the handler resolved.
  *
  * @example
  * export const POST = createWebhookHandler({
@@ -162,25 +177,42 @@ export function createWebhookHandler(
     // Not claimed: a poller sharing the store may still want this id.
     if (typeof fn !== "function") return json(200, { received: true });
 
-    let first: boolean;
+    let claim: DedupeClaim;
     try {
-      first = await dedupe.claim(event.id, ttlSeconds);
+      claim = await claimChecked(dedupe, event.id);
     } catch (error) {
-      report(error, { stage: "dedupe", request, event });
-      return json(500, { error: "webhook_handler_failed" });
+      if (error instanceof TypeError) {
+        // A store written for the one-phase interface: a deployment error to fix, not an outage.
+        report(error, { stage: "dedupe", request, event });
+        return json(500, { error: "webhook_handler_failed" });
+      }
+      report(asStoreError(error, "claim"), { stage: "dedupe", request, event });
+      return json(503, { error: "store_unavailable" });
     }
-    if (!first) return json(200, { received: true, duplicate: true });
+    if (claim.state === "done") return json(200, { received: true, duplicate: true });
+    // Being processed elsewhere: a 2xx now would lose the event if that
+    // processing fails; a 409 makes the service retry after it is done.
+    if (claim.state === "in_progress") return json(409, { error: "in_progress" });
 
     try {
       await fn(event, { request });
     } catch (error) {
       report(error, { stage: "handler", request, event });
       try {
-        await dedupe.release?.(event.id);
+        await dedupe.release(event.id, claim.token);
       } catch (releaseError) {
-        report(releaseError, { stage: "release", request, event });
+        report(asStoreError(releaseError, "release"), { stage: "release", request, event });
       }
       return json(500, { error: "webhook_handler_failed" });
+    }
+    try {
+      await dedupe.complete(event.id, claim.token, ttlSeconds);
+    } catch (error) {
+      report(asStoreError(error, "complete"), { stage: "complete", request, event });
+      // Not done: the service's retry processes the event again (at least
+      // once), sooner when the lease can be given back.
+      await dedupe.release(event.id, claim.token).catch(() => undefined);
+      return json(503, { error: "store_unavailable" });
     }
     return json(200, { received: true });
   };
@@ -191,6 +223,12 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
+}
+
+/** A store's error as a `StoreUnavailableError`; the shipped stores throw one already. */
+function asStoreError(error: unknown, operation: string): StoreUnavailableError {
+  if (error instanceof StoreUnavailableError) return error;
+  return new StoreUnavailableError("the webhook handler's `dedupe` store", operation, error);
 }
 
 function defaultOnError(error: unknown, context: WebhookErrorContext): void {

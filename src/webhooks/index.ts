@@ -43,7 +43,14 @@ export {
   type RedisDedupeStoreOptions,
   redisDedupeStore,
 } from "../stores/redis-dedupe.js";
-export { type DedupeStore, type MemoryDedupeStoreOptions, memoryDedupeStore } from "./dedupe.js";
+export { StoreUnavailableError } from "../stores/store-error.js";
+export {
+  DEFAULT_DEDUPE_LEASE_SECONDS,
+  type DedupeClaim,
+  type DedupeStore,
+  type MemoryDedupeStoreOptions,
+  memoryDedupeStore,
+} from "./dedupe.js";
 export {
   WebhookVerificationError,
   type WebhookVerificationErrorDetails,

@@ -1,53 +1,90 @@
 /** redisDedupeStore against a real redis-server (MEDRECORDS_TEST_REDIS_URL). */
 
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/webhooks/dedupe.js";
 import {
   createWebhookHandler,
   type RedisDedupeClient,
   redisDedupeStore,
+  StoreUnavailableError,
   signWebhook,
 } from "../../src/webhooks/index.js";
 import { connectRedis, describeWithServers, type RedisClient, uniqueName } from "./servers.js";
 
-describe("redisDedupeStore options", () => {
-  const client: RedisDedupeClient = { set: async () => "OK", del: async () => 1 };
+function tokenOf(claim: DedupeClaim): string {
+  if (claim.state !== "claimed") throw new Error(`expected a claim, got ${claim.state}`);
+  return claim.token;
+}
 
-  it("refuses a missing client or one without set/del", () => {
+describe("redisDedupeStore options", () => {
+  const client: RedisDedupeClient = { set: async () => "OK", eval: async () => "claimed" };
+
+  it("refuses a missing client or one without set/eval", () => {
     expect(() => redisDedupeStore({} as never)).toThrow(/node-redis client/);
     expect(() => redisDedupeStore({ client: { set: async () => "OK" } } as never)).toThrow(
-      /set\(\) and del\(\)/,
+      /set\(\) and eval\(\)/,
     );
   });
 
-  it("refuses an empty id and a TTL that is not > 0", async () => {
+  it("refuses an empty id, a TTL that is not > 0 and a leaseSeconds that is not > 0", async () => {
     const store = redisDedupeStore({ client });
-    await expect(store.claim("", 10)).rejects.toThrow(/non-empty/);
-    await expect(store.claim("evt", 0)).rejects.toThrow(/ttlSeconds/);
-    await expect(store.claim("evt", Number.NaN)).rejects.toThrow(/ttlSeconds/);
+    await expect(store.claim("")).rejects.toThrow(/non-empty/);
+    await expect(store.complete("evt", "t", 0)).rejects.toThrow(/ttlSeconds/);
+    await expect(store.complete("evt", "t", Number.NaN)).rejects.toThrow(/ttlSeconds/);
+    expect(() => redisDedupeStore({ client, leaseSeconds: 0 })).toThrow(/leaseSeconds/);
   });
 
-  it("sends SET <prefix><id> 1 NX EX <whole seconds, rounded up>; OK (even as a Buffer) is a claim", async () => {
+  it("claims with one EVAL (lease PX in ms, 60 s by default), completes with SET done EX <whole seconds, rounded up>", async () => {
     const calls: unknown[][] = [];
-    const replies: unknown[] = ["OK", null, Buffer.from("OK")];
+    const replies: unknown[] = ["claimed", Buffer.from("done"), "lease:other", "1"];
     const store = redisDedupeStore({
       client: {
         set: async (...args) => {
-          calls.push(args);
+          calls.push(["set", ...args]);
+          return "OK";
+        },
+        eval: async (_script, options) => {
+          calls.push(["eval", options]);
           return replies.shift();
         },
-        del: async () => 1,
       },
       prefix: "p:",
     });
-    expect(await store.claim("evt_1", 0.2)).toBe(true);
-    expect(await store.claim("evt_1", 10)).toBe(false);
-    expect(await store.claim("evt_2", 1.5)).toBe(true);
-    expect(calls).toEqual([
-      ["p:evt_1", "1", { NX: true, EX: 1 }],
-      ["p:evt_1", "1", { NX: true, EX: 10 }],
-      ["p:evt_2", "1", { NX: true, EX: 2 }],
+    const token = tokenOf(await store.claim("evt_1"));
+    expect(await store.claim("evt_1")).toEqual({ state: "done" });
+    expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+    // The one-phase store of earlier versions wrote "1": taken as done.
+    expect(await store.claim("evt_1")).toEqual({ state: "done" });
+    await store.complete("evt_1", token, 1.5);
+    expect(calls[0]).toEqual([
+      "eval",
+      {
+        keys: ["p:evt_1"],
+        arguments: [`lease:${token}`, String(DEFAULT_DEDUPE_LEASE_SECONDS * 1000)],
+      },
     ]);
+    expect(calls.at(-1)).toEqual(["set", "p:evt_1", "done", { EX: 2 }]);
+  });
+
+  it("a client that rejects makes every operation reject with a StoreUnavailableError naming the store and its prefix", async () => {
+    const down = new Error("connect ECONNREFUSED 127.0.0.1:1");
+    const store = redisDedupeStore({
+      client: {
+        set: async () => Promise.reject(down),
+        eval: async () => Promise.reject(down),
+      },
+      prefix: "billing:",
+    });
+    for (const [operation, run] of [
+      ["claim", () => store.claim("evt_1")],
+      ["complete", () => store.complete("evt_1", "t", 60)],
+      ["release", () => store.release("evt_1", "t")],
+    ] as const) {
+      const error = await run().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toMatchObject({ operation, cause: down });
+      expect((error as Error).message).toContain('redisDedupeStore (prefix "billing:")');
+    }
   });
 });
 
@@ -67,47 +104,76 @@ describeWithServers(["redis"], "redisDedupeStore on a real Redis", ({ redis: url
   it("accepts a node-redis client as is", () => {
     // Compiles: the real client fits the structural type.
     const typed: RedisDedupeClient = client;
-    expect(typeof typed.set).toBe("function");
+    expect(typeof typed.eval).toBe("function");
   });
 
-  it("the first claim is true, the next false; after the TTL, true again", async () => {
-    const store = redisDedupeStore({ client, prefix: `${uniqueName("ttl")}:` });
-    expect(await store.claim("evt_1", 1)).toBe(true);
-    expect(await store.claim("evt_1", 1)).toBe(false);
-    expect(await store.claim("evt_2", 1)).toBe(true);
-    await sleep(1_100);
-    await expect.poll(() => store.claim("evt_1", 60), { timeout: 3_000, interval: 50 }).toBe(true);
-    expect(await store.claim("evt_1", 60)).toBe(false);
-  });
-
-  it("writes <prefix><id> with the TTL in Redis", async () => {
-    const prefix = `${uniqueName("keys")}:`;
+  it("a claim is in progress (a lease of leaseSeconds in Redis) until completed, then done for the TTL", async () => {
+    const prefix = `${uniqueName("phases")}:`;
     const store = redisDedupeStore({ client, prefix });
-    await store.claim("evt_1", 3_600);
-    expect(await client.get(`${prefix}evt_1`)).toBe("1");
+    const token = tokenOf(await store.claim("evt_1"));
+    expect(await client.get(`${prefix}evt_1`)).toBe(`lease:${token}`);
+    const leaseMs = await client.pTTL(`${prefix}evt_1`);
+    expect(leaseMs).toBeGreaterThan(DEFAULT_DEDUPE_LEASE_SECONDS * 1000 - 5_000);
+    expect(leaseMs).toBeLessThanOrEqual(DEFAULT_DEDUPE_LEASE_SECONDS * 1000);
+    expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+
+    await store.complete("evt_1", token, 3_600);
+    expect(await client.get(`${prefix}evt_1`)).toBe("done");
     const ttl = await client.ttl(`${prefix}evt_1`);
     expect(ttl).toBeGreaterThan(3_590);
     expect(ttl).toBeLessThanOrEqual(3_600);
+    expect(await store.claim("evt_1")).toEqual({ state: "done" });
+  });
+
+  it("a lapsed lease is taken over; the old holder's release leaves the new lease alone", async () => {
+    const store = redisDedupeStore({
+      client,
+      prefix: `${uniqueName("lapse")}:`,
+      leaseSeconds: 0.2,
+    });
+    const old = tokenOf(await store.claim("evt_1"));
+    expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+    await expect
+      .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
+      .toBe("claimed");
+    await store.release("evt_1", old);
+    expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+  });
+
+  it("release gives the lease back, so the next claim is claimed; a release after complete leaves it done", async () => {
+    const store = redisDedupeStore({ client, prefix: `${uniqueName("release")}:` });
+    await store.release("evt_1", tokenOf(await store.claim("evt_1")));
+    const token = tokenOf(await store.claim("evt_1"));
+    await store.complete("evt_1", token, 60);
+    await store.release("evt_1", token);
+    expect(await store.claim("evt_1")).toEqual({ state: "done" });
+    // Releasing an id never claimed is harmless.
+    await expect(store.release("evt_never", "t")).resolves.toBeUndefined();
+  });
+
+  it("a done id is claimed again once its TTL has run out", async () => {
+    const store = redisDedupeStore({ client, prefix: `${uniqueName("ttl")}:` });
+    await store.complete("evt_1", tokenOf(await store.claim("evt_1")), 1);
+    expect(await store.claim("evt_1")).toEqual({ state: "done" });
+    await expect
+      .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
+      .toBe("claimed");
+  });
+
+  it("a key written by the one-phase store of earlier versions is done", async () => {
+    const prefix = `${uniqueName("legacy")}:`;
+    await client.set(`${prefix}evt_1`, "1", { EX: 60 });
+    expect(await redisDedupeStore({ client, prefix }).claim("evt_1")).toEqual({ state: "done" });
   });
 
   it("uses medrecords:dedupe: as the default prefix", async () => {
     const id = uniqueName("evt");
-    expect(await redisDedupeStore({ client }).claim(id, 60)).toBe(true);
-    expect(await client.get(`medrecords:dedupe:${id}`)).toBe("1");
+    const token = tokenOf(await redisDedupeStore({ client }).claim(id));
+    expect(await client.get(`medrecords:dedupe:${id}`)).toBe(`lease:${token}`);
     await client.del(`medrecords:dedupe:${id}`);
   });
 
-  it("release forgets a claim, so the next claim is true", async () => {
-    const store = redisDedupeStore({ client, prefix: `${uniqueName("release")}:` });
-    expect(await store.claim("evt_1", 60)).toBe(true);
-    await store.release?.("evt_1");
-    expect(await store.claim("evt_1", 60)).toBe(true);
-    expect(await store.claim("evt_1", 60)).toBe(false);
-    // Releasing an id never claimed is harmless.
-    await expect(store.release?.("evt_never")).resolves.toBeUndefined();
-  });
-
-  it("200 parallel claims of one id over two connections: exactly one is true", async () => {
+  it("200 parallel claims of one id over two connections: exactly one is claimed", async () => {
     const prefix = `${uniqueName("race")}:`;
     const stores = [
       redisDedupeStore({ client, prefix }),
@@ -115,21 +181,21 @@ describeWithServers(["redis"], "redisDedupeStore on a real Redis", ({ redis: url
     ];
     for (let round = 0; round < 5; round++) {
       const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => stores[i % 2]!.claim(`evt_${round}`, 60)),
+        Array.from({ length: 200 }, (_, i) => stores[i % 2]!.claim(`evt_${round}`)),
       );
-      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+      expect(results.filter((claim) => claim.state === "in_progress")).toHaveLength(199);
     }
   });
 
   it("prefixes isolate applications: the same id is claimed once in each", async () => {
     const a = redisDedupeStore({ client, prefix: `${uniqueName("a")}:` });
     const b = redisDedupeStore({ client: other, prefix: `${uniqueName("b")}:` });
-    expect(await a.claim("evt_1", 60)).toBe(true);
-    expect(await b.claim("evt_1", 60)).toBe(true);
-    expect(await a.claim("evt_1", 60)).toBe(false);
-    expect(await b.claim("evt_1", 60)).toBe(false);
+    expect((await a.claim("evt_1")).state).toBe("claimed");
+    expect((await b.claim("evt_1")).state).toBe("claimed");
+    expect((await a.claim("evt_1")).state).toBe("in_progress");
+    expect((await b.claim("evt_1")).state).toBe("in_progress");
   });
-
   it("in createWebhookHandler: a failed handler releases the claim, so the retry is processed", async () => {
     const secret = "whsec_redis_store_test";
     const dedupe = redisDedupeStore({ client, prefix: `${uniqueName("handler")}:` });
@@ -172,10 +238,54 @@ describeWithServers(["redis"], "redisDedupeStore on a real Redis", ({ redis: url
     expect(calls).toBe(2);
   });
 
-  it("a Redis error fails the claim (the handler then answers 500 and the service retries)", async () => {
+  it("a closed client: the handler answers 503 naming the store, and nothing is marked done", async () => {
+    const prefix = `${uniqueName("down")}:`;
     const broken = await connectRedis(url);
     await broken.quit();
-    const store = redisDedupeStore({ client: broken });
-    await expect(store.claim("evt_1", 60)).rejects.toThrow();
+    const secret = "whsec_redis_store_down";
+    const errors: unknown[] = [];
+    let calls = 0;
+    const on = {
+      "retrieval_request.status_changed": () => {
+        calls += 1;
+      },
+    };
+    const body = JSON.stringify({
+      id: "evt_down",
+      type: "retrieval_request.status_changed",
+      created_at: new Date().toISOString(),
+      api_version: "v2",
+      data: {
+        retrieval_request_id: "rr_1",
+        case_id: null,
+        public_updated_at: new Date().toISOString(),
+        status: "processing",
+        stage: "request_sent",
+        action_required_reason: null,
+      },
+    });
+    const deliver = async (handler: (request: Request) => Promise<Response>) => {
+      const headers = await signWebhook({ payload: body, secret });
+      const response = await handler(
+        new Request("https://receiver.test/hook", { method: "POST", headers, body }),
+      );
+      return { status: response.status, body: await response.json() };
+    };
+    const down = createWebhookHandler({
+      secret,
+      on,
+      dedupe: redisDedupeStore({ client: broken, prefix }),
+      onError: (error) => errors.push(error),
+    });
+    expect(await deliver(down)).toEqual({ status: 503, body: { error: "store_unavailable" } });
+    expect(calls).toBe(0);
+    expect(errors[0]).toBeInstanceOf(StoreUnavailableError);
+    expect((errors[0] as Error).message).toContain(
+      `redisDedupeStore (prefix ${JSON.stringify(prefix)})`,
+    );
+
+    const up = createWebhookHandler({ secret, on, dedupe: redisDedupeStore({ client, prefix }) });
+    expect(await deliver(up)).toEqual({ status: 200, body: { received: true } });
+    expect(calls).toBe(1);
   });
 });

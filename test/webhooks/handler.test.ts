@@ -3,6 +3,7 @@ import {
   createWebhookHandler,
   type DedupeStore,
   memoryDedupeStore,
+  StoreUnavailableError,
   type WebhookErrorContext,
   WebhookVerificationError,
 } from "../../src/webhooks/index.js";
@@ -142,10 +143,10 @@ describe("createWebhookHandler", () => {
 
   it("answers 200 to webhook.test without running any handler or claiming its id", async () => {
     const fn = vi.fn();
-    const claim = vi.fn(async () => true);
+    const claim = vi.fn(async () => ({ state: "done" as const }));
     const { handler } = setup(
       { "retrieval_request.status_changed": fn, "retrieval_request.action_required": fn },
-      { claim },
+      { claim, complete: vi.fn(), release: vi.fn() },
     );
     const response = await handler(delivery(webhookTest));
     expect(response.status).toBe(200);
@@ -154,8 +155,8 @@ describe("createWebhookHandler", () => {
   });
 
   it("acknowledges an event type without a handler, including types this version does not know", async () => {
-    const claim = vi.fn(async () => true);
-    const { handler } = setup({}, { claim });
+    const claim = vi.fn(async () => ({ state: "done" as const }));
+    const { handler } = setup({}, { claim, complete: vi.fn(), release: vi.fn() });
     expect((await handler(delivery(statusChanged))).status).toBe(200);
     expect((await handler(delivery({ ...statusChanged, type: "case.created" }))).status).toBe(200);
     expect((await handler(delivery({ ...statusChanged, type: "constructor" }))).status).toBe(200);
@@ -169,7 +170,7 @@ describe("createWebhookHandler", () => {
     expect(response.headers.get("allow")).toBe("POST");
   });
 
-  it("answers 500 when the dedupe store fails, so the service retries", async () => {
+  it("answers 503 store_unavailable when the store's claim fails, naming the store, without running the handler", async () => {
     const fn = vi.fn();
     const { handler, errors } = setup(
       { "retrieval_request.status_changed": fn },
@@ -177,16 +178,115 @@ describe("createWebhookHandler", () => {
         claim: async () => {
           throw new Error("redis unreachable");
         },
+        complete: async () => undefined,
+        release: async () => undefined,
       },
     );
-    expect((await handler(delivery(statusChanged))).status).toBe(500);
+    const response = await handler(delivery(statusChanged));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ error: "store_unavailable" });
     expect(fn).not.toHaveBeenCalled();
     expect(errors[0]?.context.stage).toBe("dedupe");
+    const error = errors[0]?.error;
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({ operation: "claim", store: expect.stringMatching(/dedupe/) });
+    expect((error as Error).cause).toEqual(new Error("redis unreachable"));
   });
 
-  it("shares one store: an id claimed elsewhere (e.g. by the poller) is a duplicate", async () => {
+  it("answers 503 when complete fails after the handler ran, and the retry processes the event again", async () => {
+    const inner = memoryDedupeStore();
+    let completeFails = true;
+    const dedupe: DedupeStore = {
+      claim: (id) => inner.claim(id),
+      release: (id, token) => inner.release(id, token),
+      complete: async (id, token, ttl) => {
+        if (completeFails) throw new Error("connection reset");
+        await inner.complete(id, token, ttl);
+      },
+    };
+    const fn = vi.fn();
+    const { handler, errors } = setup({ "retrieval_request.status_changed": fn }, dedupe);
+    const failed = await handler(delivery(statusChanged));
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toEqual({ error: "store_unavailable" });
+    expect(errors.map((e) => e.context.stage)).toEqual(["complete"]);
+    expect(errors[0]?.error).toBeInstanceOf(StoreUnavailableError);
+
+    completeFails = false;
+    const retry = await handler(delivery(statusChanged, { ts: TS + 60 }));
+    expect(await retry.json()).toEqual({ received: true });
+    expect(fn).toHaveBeenCalledTimes(2);
+    const duplicate = await handler(delivery(statusChanged, { ts: TS + 120 }));
+    expect(await duplicate.json()).toEqual({ received: true, duplicate: true });
+    expect(fn).toHaveBeenCalledTimes(2);
+  });
+
+  it("answers 409 in_progress while the id is being processed elsewhere, and 200 once that processing is done", async () => {
     const dedupe = memoryDedupeStore();
-    await dedupe.claim(statusChanged.id, 60);
+    const elsewhere = await dedupe.claim(statusChanged.id);
+    const fn = vi.fn();
+    const { handler } = setup({ "retrieval_request.status_changed": fn }, dedupe);
+    const busy = await handler(delivery(statusChanged));
+    expect(busy.status).toBe(409);
+    expect(await busy.json()).toEqual({ error: "in_progress" });
+    expect(fn).not.toHaveBeenCalled();
+
+    if (elsewhere.state !== "claimed") throw new Error("expected a claim");
+    await dedupe.complete(statusChanged.id, elsewhere.token, 60);
+    const after = await handler(delivery(statusChanged, { ts: TS + 60 }));
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({ received: true, duplicate: true });
+    expect(fn).not.toHaveBeenCalled();
+  });
+
+  it("a concurrent delivery while the handler runs answers 409; the id is done only after the handler resolved", async () => {
+    let finish = () => {};
+    const running = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started = () => {};
+    const hasStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { handler } = setup({
+      "retrieval_request.status_changed": async () => {
+        started();
+        await running;
+      },
+    });
+    const first = handler(delivery(statusChanged));
+    await hasStarted;
+    expect((await handler(delivery(statusChanged, { ts: TS + 1 }))).status).toBe(409);
+    finish();
+    expect(await (await first).json()).toEqual({ received: true });
+    expect(await (await handler(delivery(statusChanged, { ts: TS + 2 }))).json()).toEqual({
+      received: true,
+      duplicate: true,
+    });
+  });
+
+  it("refuses a store written for the one-phase interface with a TypeError saying what changed (500), and gives its claim back", async () => {
+    const released: string[] = [];
+    const old = {
+      claim: async () => true,
+      release: async (id: string) => {
+        released.push(id);
+      },
+    } as unknown as DedupeStore;
+    const fn = vi.fn();
+    const { handler, errors } = setup({ "retrieval_request.status_changed": fn }, old);
+    expect((await handler(delivery(statusChanged))).status).toBe(500);
+    expect(fn).not.toHaveBeenCalled();
+    expect(errors[0]?.error).toBeInstanceOf(TypeError);
+    expect(errors[0]?.error).toMatchObject({ message: expect.stringMatching(/one-phase/) });
+    expect(released).toEqual([statusChanged.id]);
+  });
+
+  it("shares one store: an id completed elsewhere (e.g. by the poller) is a duplicate", async () => {
+    const dedupe = memoryDedupeStore();
+    const claim = await dedupe.claim(statusChanged.id);
+    if (claim.state !== "claimed") throw new Error("expected a claim");
+    await dedupe.complete(statusChanged.id, claim.token, 60);
     const fn = vi.fn();
     const { handler } = setup({ "retrieval_request.status_changed": fn }, dedupe);
     expect(await (await handler(delivery(statusChanged))).json()).toMatchObject({
