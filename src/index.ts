@@ -47,8 +47,14 @@ export {
   EventLogGapError,
 } from "./poller/catch-up.js";
 export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
+export {
+  CheckpointLeaseLostError,
+  type CheckpointLeaseLostReason,
+  type CheckpointLeaseStore,
+  DEFAULT_CHECKPOINT_LEASE_SECONDS,
+} from "./poller/checkpoint-lease.js";
 export { fileCheckpoint } from "./poller/file-checkpoint.js";
-export { memoryCheckpoint } from "./poller/memory-checkpoint.js";
+export { type MemoryCheckpointOptions, memoryCheckpoint } from "./poller/memory-checkpoint.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
 export type { Documents } from "./resources/documents.js";
 export type { Events } from "./resources/events.js";

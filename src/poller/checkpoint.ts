@@ -19,9 +19,16 @@ export interface Checkpoint {
 }
 
 /**
- * Persists a {@link Checkpoint}. `memoryCheckpoint()` and
- * `fileCheckpoint(path)` ship with the SDK; a database row fits the same two
- * methods.
+ * Persists a {@link Checkpoint}. The shipped stores (`memoryCheckpoint()`,
+ * `fileCheckpoint(path)`, `postgresCheckpointStore`, `redisCheckpointStore`)
+ * are also leases (`CheckpointLeaseStore`): several instances calling
+ * `start()` on one of them take turns, one polling at a time, and a save by
+ * an instance that lost the lease is refused, so the checkpoint never moves
+ * backwards (docs/stores.md, "Running on several instances").
+ *
+ * A plain store of your own (these two methods) works as before, but gives
+ * that up: run one poller on it at a time, or every poller processes every
+ * event and a late save can move the checkpoint backwards.
  *
  * @example
  * // Postgres: CREATE TABLE checkpoints (name text PRIMARY KEY, value jsonb NOT NULL);
@@ -101,12 +108,13 @@ function quote(text: string): string {
 }
 
 /** An ISO date-time as whole epoch milliseconds plus the digits below a millisecond, trailing zeros dropped. */
-interface Instant {
+export interface Instant {
   ms: number;
   sub: string;
 }
 
-function instantOf(iso: string): Instant {
+/** `iso` as an instant, for stores that compare instants themselves. */
+export function instantOf(iso: string): Instant {
   const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
   const text = fraction === "" ? iso : iso.replace(/\.\d+/, `.${fraction.slice(0, 3)}`);
   return { ms: Date.parse(text), sub: fraction.slice(3).replace(/0+$/, "") };
