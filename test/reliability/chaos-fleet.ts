@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Span } from "./chaos-invariants.js";
-import type { ChaosWorkerConfig } from "./chaos-worker.js";
+import type { ChaosWorkerConfig } from "./chaos-config.js";
 
 export type Role = ChaosWorkerConfig["role"];
 

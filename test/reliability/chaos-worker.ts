@@ -36,43 +36,14 @@ import { writeSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
-import type { CheckpointLeaseStore } from "../../src/poller/checkpoint.js";
+import type { CheckpointStore } from "../../src/poller/checkpoint.js";
+import { type CheckpointLeaseStore, isCheckpointLeaseStore } from "../../src/poller/checkpoint-lease.js";
 import { postgresDedupeStore } from "../../src/stores/postgres-dedupe.js";
 import { redisDedupeStore } from "../../src/stores/redis-dedupe.js";
 import type { DedupeStore } from "../../src/webhooks/dedupe.js";
 import { createWebhookHandler } from "../../src/webhooks/handler.js";
 import { toNodeListener } from "../../src/webhooks/node.js";
-
-export interface ChaosWorkerConfig {
-  role: "receiver" | "poller";
-  /** Which of the three; seeds the receiver's failures together with the start count. */
-  slot: number;
-  /** How many times this slot was started before, so a restart draws other failures. */
-  start: number;
-  /** Receiver: the port to listen on (the same after every restart). */
-  port?: number;
-  /** Poller: the reference server (the API key comes from MEDRECORDS_API_KEY). */
-  baseUrl?: string;
-  /** Redis key prefix of this test: dedupe keys and the effect counter hash live under it. */
-  redisPrefix: string;
-  claimsTable: string;
-  effectsTable: string;
-  checkpointTable: string;
-  checkpointName: string;
-  /** Lease of an in-progress claim, seconds. */
-  dedupeLeaseSeconds: number;
-  /** Lease of the poller's checkpoint, seconds. */
-  checkpointLeaseSeconds: number;
-  pageSize: number;
-  pollIntervalMs: number;
-  /** Receiver: the replay window; the mock clock runs ahead of real time. */
-  toleranceSeconds: number;
-  /** Receiver: fraction of deliveries failed, split in three equal parts (see above). */
-  failureRate: number;
-}
-
-/** The Redis hash of effect counts, one field per event id. */
-export const countsKey = (prefix: string) => `${prefix}counts`;
+import { type ChaosWorkerConfig, countsKey } from "./chaos-config.js";
 
 /** How long a done claim is remembered: the whole test, with room. */
 const DONE_TTL_SECONDS = 3_600;
@@ -224,8 +195,15 @@ function startPoller(
   return () => poller.stop();
 }
 
-/** The lease store, telling on stdout every change of what `acquire` resolves and every refused save. */
-function tellLease(store: CheckpointLeaseStore): CheckpointLeaseStore {
+/**
+ * The lease store, telling on stdout every change of what `acquire` resolves
+ * and every refused save. A store without leases is passed as it is.
+ */
+function tellLease(store: CheckpointStore): CheckpointStore {
+  return isCheckpointLeaseStore(store) ? tellLeaseOf(store) : store;
+}
+
+function tellLeaseOf(store: CheckpointLeaseStore): CheckpointLeaseStore {
   let last: number | null | undefined;
   return {
     description: store.description,
