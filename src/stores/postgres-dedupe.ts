@@ -1,4 +1,10 @@
-import type { DedupeStore } from "../webhooks/dedupe.js";
+import { MedRecordsError } from "../core/errors.js";
+import {
+  checkLeaseSeconds,
+  type DedupeClaim,
+  type DedupeStore,
+  newLeaseToken,
+} from "../webhooks/dedupe.js";
 import {
   type PostgresPool,
   type PostgresPoolClient,
@@ -6,36 +12,45 @@ import {
   quoteTableName,
   tableCreator,
 } from "./postgres.js";
+import { StoreUnavailableError } from "./store-error.js";
 
 /** Options of `postgresDedupeStore(options)`. */
 export interface PostgresDedupeStoreOptions {
   /**
    * Your `pg` pool (`new pg.Pool(...)`); `medrecords` never imports `pg`
-   * itself. Claims and releases run as single statements on it;
+   * itself. Claims, completions and releases run as single statements on it;
    * `withClaim` checks a connection out for its transaction.
    * @example new pg.Pool({ connectionString: process.env.DATABASE_URL })
    */
   pool: PostgresPool;
   /**
-   * The table of claimed event ids, created on first use if missing:
-   * `(id text PRIMARY KEY, expires_at timestamptz NOT NULL)`. A plain name
-   * or `schema.name`, used as written (quoted, so case-sensitive).
+   * The table of event ids, created on first use if missing:
+   * `(id text PRIMARY KEY, expires_at timestamptz NOT NULL, lease_token text)`;
+   * a table from an earlier version (without `lease_token`) gains the column.
+   * A plain name or `schema.name`, used as written (quoted, so case-sensitive).
    * @default "medrecords_processed_events"
    * @example "webhooks.processed_events"
    */
   table?: string;
+  /**
+   * How long a claim's in-progress lease lasts, in seconds (by the
+   * database's clock); then another claim of the id takes it over. Longer
+   * than your handler takes, short enough to retry soon after a crash.
+   * @default 60
+   */
+  leaseSeconds?: number;
 }
 
 /** What {@link PostgresDedupeStore.withClaim} resolves to. */
 export type ClaimResult<T> =
   | {
-      /** The claim was taken: `effect` ran and committed. */
+      /** The claim was taken: `effect` ran and committed, and the id is done. */
       claimed: true;
       /** What `effect` resolved to. */
       value: T;
     }
   | {
-      /** The id was claimed already: `effect` did not run. */
+      /** The id is done already: `effect` did not run. */
       claimed: false;
       /** Nothing ran, so nothing resolved. */
       value?: undefined;
@@ -43,16 +58,19 @@ export type ClaimResult<T> =
 
 /** A {@link DedupeStore} in a PostgreSQL table, plus exactly-once effects in the same database. */
 export interface PostgresDedupeStore extends DedupeStore {
-  claim(id: string, ttlSeconds: number): Promise<boolean>;
-  release(id: string): Promise<void>;
   /**
-   * Claims `id` and runs `effect` in one transaction on one connection, and
-   * commits both together: writes that `effect` makes through the `client`
-   * it is given happen exactly once per id, whatever crashes or duplicate
-   * deliveries come. When `effect` throws, everything rolls back, the claim
-   * too, so a retry of the event is processed; the error is rethrown. When
-   * the id is already claimed (or a concurrent transaction claims it and
-   * commits), `effect` does not run and `{ claimed: false }` resolves.
+   * Claims `id`, runs `effect` and marks the id done, in one transaction on
+   * one connection, and commits them together: writes that `effect` makes
+   * through the `client` it is given happen exactly once per id, whatever
+   * crashes or duplicate deliveries come. When `effect` throws, everything
+   * rolls back, the claim too, so a retry of the event is processed; the
+   * error is rethrown. When the id is done already (or a concurrent
+   * transaction claims it and commits), `effect` does not run and
+   * `{ claimed: false }` resolves. When another caller holds a live lease on
+   * the id through `claim()` (a webhook handler or poller sharing the table
+   * is processing it right now), `effect` does not run and the call rejects
+   * with a `MedRecordsError`, so that the event is retried rather than taken
+   * for done.
    *
    * Side effects outside this database (an e-mail, an HTTP call) are not
    * covered: they may run again after a crash before COMMIT.
@@ -73,19 +91,30 @@ export interface PostgresDedupeStore extends DedupeStore {
     ttlSeconds: number,
     effect: (client: C) => Promise<T>,
   ): Promise<ClaimResult<T>>;
-  /** Deletes the rows whose claim expired; resolves how many. Run it now and then (a claim past its expiry is taken again either way). */
+  /** Deletes the rows whose lease or done TTL expired; resolves how many. Run it now and then (an expired row is taken again by a claim either way). */
   purgeExpired(): Promise<number>;
 }
 
 /**
  * A {@link DedupeStore} shared by every instance that connects to one
- * PostgreSQL database: one row per claimed event id. A claim is one
- * `INSERT ... ON CONFLICT (id) DO UPDATE ... WHERE expires_at <= now()`, so
- * concurrent claims of one id resolve true exactly once, and an expired claim
- * is taken again. Uses the database's clock for expiry.
+ * PostgreSQL database: one row per event id, whose `lease_token` is set
+ * while a claim is in progress (until `expires_at`, `leaseSeconds` after the
+ * claim) and null once done (until `expires_at`, the TTL after completion).
  *
- * The table is created on first use if missing (safe when several instances
- * start at once); to create it yourself, see docs/stores.md.
+ * - `claim` is one `INSERT ... ON CONFLICT (id) DO UPDATE` that takes the row
+ *   with a new token when it is missing or expired and leaves it unchanged
+ *   otherwise, `RETURNING lease_token`: this claim's token means claimed,
+ *   null done, another token in progress. Concurrent claims of one id give
+ *   exactly one `claimed`.
+ * - `complete` is `UPDATE ... SET lease_token = NULL, expires_at = now() + ttl`.
+ * - `release` is `DELETE ... WHERE id = $1 AND lease_token = $2`: a lease
+ *   that lapsed and was taken by another caller is left alone.
+ *
+ * Uses the database's clock for expiry. The table is created on first use if
+ * missing, and a table of an earlier version gains the `lease_token` column
+ * (its rows count as done); both are safe when several instances start at
+ * once. To create it yourself, see docs/stores.md. Failures of the database
+ * reject with a `StoreUnavailableError` naming the store and its table.
  *
  * @example
  * import pg from "pg";
@@ -101,35 +130,72 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
       "postgresDedupeStore: `pool` must be a pg.Pool (an object with query() and connect()).",
     );
   }
-  const table = quoteTableName(
-    options.table ?? "medrecords_processed_events",
-    "postgresDedupeStore",
-  );
-  const ensureTable = tableCreator(
+  const tableName = options.table ?? "medrecords_processed_events";
+  const table = quoteTableName(tableName, "postgresDedupeStore");
+  const leaseSeconds = checkLeaseSeconds(options.leaseSeconds, "postgresDedupeStore");
+  const name = `postgresDedupeStore (table ${JSON.stringify(tableName)})`;
+  const createTable = tableCreator(
     pool,
-    `CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, expires_at timestamptz NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, expires_at timestamptz NOT NULL, lease_token text)`,
   );
-  // Inserts the id, or takes over a row whose claim expired; no row is touched otherwise.
+  // A table of the one-phase store gains the column; its rows (lease_token null) are done.
+  // Checked first, so that a table already up to date never waits on ALTER's lock.
+  const addLeaseColumn = tableCreator(
+    pool,
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute " +
+      `WHERE attrelid = to_regclass('${table}') AND attname = 'lease_token' AND NOT attisdropped) ` +
+      `THEN ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_token text; END IF; END $$`,
+  );
+  const ensureTable = async () => {
+    await createTable();
+    await addLeaseColumn();
+  };
+  // Takes a missing or expired row with this claim's token; leaves a live one as it is.
   const claimSql =
-    `INSERT INTO ${table} AS claimed (id, expires_at) ` +
-    "VALUES ($1, now() + make_interval(secs => $2::double precision)) " +
-    "ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at " +
-    "WHERE claimed.expires_at <= now()";
+    `INSERT INTO ${table} AS held (id, expires_at, lease_token) ` +
+    "VALUES ($1, now() + make_interval(secs => $2::double precision), $3) " +
+    "ON CONFLICT (id) DO UPDATE SET " +
+    "expires_at = CASE WHEN held.expires_at <= now() THEN EXCLUDED.expires_at ELSE held.expires_at END, " +
+    "lease_token = CASE WHEN held.expires_at <= now() THEN EXCLUDED.lease_token ELSE held.lease_token END " +
+    "RETURNING lease_token";
+  const completeSql =
+    `UPDATE ${table} SET lease_token = NULL, ` +
+    "expires_at = now() + make_interval(secs => $2::double precision) WHERE id = $1";
 
-  const claimOn = async (queryable: PostgresQueryable, id: string, ttlSeconds: number) => {
-    const { rowCount } = await queryable.query(claimSql, [checkId(id), checkTtl(ttlSeconds)]);
-    return rowCount === 1;
+  const store = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      await ensureTable();
+      return await run();
+    } catch (error) {
+      throw new StoreUnavailableError(name, operation, error);
+    }
+  };
+  const claimOn = async (queryable: PostgresQueryable, id: string): Promise<DedupeClaim> => {
+    const token = newLeaseToken();
+    const { rows } = await queryable.query(claimSql, [id, leaseSeconds, token]);
+    const held: unknown = rows[0]?.lease_token;
+    if (held === token) return { state: "claimed", token };
+    return held === null ? { state: "done" } : { state: "in_progress" };
   };
 
   return {
-    async claim(id, ttlSeconds) {
-      await ensureTable();
-      return claimOn(pool, id, ttlSeconds);
+    async claim(id) {
+      checkId(id);
+      return store("claim", () => claimOn(pool, id));
     },
 
-    async release(id) {
-      await ensureTable();
-      await pool.query(`DELETE FROM ${table} WHERE id = $1`, [checkId(id)]);
+    async complete(id, _token, ttlSeconds) {
+      checkId(id);
+      checkTtl(ttlSeconds);
+      // Done whoever holds the lease now: the event was processed.
+      await store("complete", () => pool.query(completeSql, [id, ttlSeconds]));
+    },
+
+    async release(id, token) {
+      checkId(id);
+      await store("release", () =>
+        pool.query(`DELETE FROM ${table} WHERE id = $1 AND lease_token = $2`, [id, token]),
+      );
     },
 
     async withClaim(id, ttlSeconds, effect) {
@@ -138,27 +204,47 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
       if (typeof effect !== "function") {
         throw new TypeError("postgresDedupeStore.withClaim: `effect` must be a function.");
       }
-      await ensureTable();
-      const client = await pool.connect();
+      const client = await store("withClaim", () => pool.connect());
       let broken: Error | undefined;
+      // The effect's own error, and this call's refusals, pass as they are; the
+      // rest comes from the store's statements and names the store.
+      let passThrough = false;
       try {
         try {
           await client.query("BEGIN");
-          if (!(await claimOn(client, id, ttlSeconds))) {
+          const claim = await claimOn(client, id);
+          if (claim.state !== "claimed") {
             await client.query("ROLLBACK");
-            return { claimed: false };
+            if (claim.state === "done") return { claimed: false };
+            passThrough = true;
+            throw new MedRecordsError(
+              `postgresDedupeStore.withClaim: event ${id} is being processed elsewhere (a live lease ` +
+                "taken with claim()); the effect did not run. Retry it later, as the webhook handler " +
+                "(409) and the poller (which stops before it) do.",
+            );
           }
+          passThrough = true;
           // The pool's own client type, as the caller annotated it.
           const value = await effect(client as Parameters<typeof effect>[0]);
-          const committed = await client.query("COMMIT");
-          // COMMIT of a transaction in which a statement failed (an error the
-          // effect caught) rolls back without raising: the effect did not happen.
-          if (committed.command === "ROLLBACK") {
-            throw new Error(
+          passThrough = false;
+          // A statement of the effect failed (an error the effect caught): the
+          // transaction is aborted, so marking done fails (25P02), or COMMIT
+          // rolls back without raising. Either way the effect did not happen.
+          const aborted = () => {
+            passThrough = true;
+            return new Error(
               "postgresDedupeStore.withClaim: the transaction was rolled back at COMMIT because a " +
                 "statement in the effect failed; nothing was claimed.",
             );
+          };
+          try {
+            await client.query(completeSql, [id, ttlSeconds]);
+          } catch (error) {
+            if ((error as { code?: unknown } | null)?.code === "25P02") throw aborted();
+            throw error;
           }
+          const committed = await client.query("COMMIT");
+          if (committed.command === "ROLLBACK") throw aborted();
           return { claimed: true, value };
         } catch (error) {
           try {
@@ -168,7 +254,8 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
             broken =
               rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
           }
-          throw error;
+          if (passThrough) throw error;
+          throw new StoreUnavailableError(name, "withClaim", error);
         }
       } finally {
         client.release(broken);
@@ -176,8 +263,9 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
     },
 
     async purgeExpired() {
-      await ensureTable();
-      const { rowCount } = await pool.query(`DELETE FROM ${table} WHERE expires_at <= now()`);
+      const { rowCount } = await store("purgeExpired", () =>
+        pool.query(`DELETE FROM ${table} WHERE expires_at <= now()`),
+      );
       return rowCount ?? 0;
     },
   };

@@ -3,12 +3,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MedRecordsError } from "../../src/core/errors.js";
+import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/webhooks/dedupe.js";
 import {
   type PostgresPool,
   type PostgresQueryResult,
   postgresDedupeStore,
+  StoreUnavailableError,
 } from "../../src/webhooks/index.js";
+import { freePort } from "../helpers/loopback.js";
 import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
+
+function tokenOf(claim: DedupeClaim): string {
+  if (claim.state !== "claimed") throw new Error(`expected a claim, got ${claim.state}`);
+  return claim.token;
+}
 
 /** A pool that only records what it is asked, for tests that need no server. */
 function fakePool(): PostgresPool & { sql: string[] } {
@@ -50,16 +59,20 @@ describe("postgresDedupeStore options", () => {
   it("quotes the table name (and its schema) in every statement", async () => {
     const pool = fakePool();
     const store = postgresDedupeStore({ pool, table: "App.Processed_1" });
-    await store.claim("evt_1", 60);
-    await store.release("evt_1");
+    await store.claim("evt_1");
+    await store.complete("evt_1", "t", 60);
+    await store.release("evt_1", "t");
     expect(pool.sql[0]).toContain('CREATE TABLE IF NOT EXISTS "App"."Processed_1"');
     expect(pool.sql.slice(1).every((sql) => sql.includes('"App"."Processed_1"'))).toBe(true);
   });
 
   it("refuses an empty id and a TTL that is not > 0", async () => {
     const store = postgresDedupeStore({ pool: fakePool() });
-    await expect(store.claim("", 60)).rejects.toThrow(/non-empty/);
-    await expect(store.claim("evt", -1)).rejects.toThrow(/ttlSeconds/);
+    await expect(store.claim("")).rejects.toThrow(/non-empty/);
+    await expect(store.complete("evt", "t", -1)).rejects.toThrow(/ttlSeconds/);
+    expect(() => postgresDedupeStore({ pool: fakePool(), leaseSeconds: 0 })).toThrow(
+      /leaseSeconds/,
+    );
     await expect(store.withClaim("evt", 0, async () => 1)).rejects.toThrow(/ttlSeconds/);
   });
 });
@@ -94,7 +107,7 @@ describeWithServers(
     it("creates its table on first use, with the documented columns", async () => {
       const name = table();
       const store = postgresDedupeStore({ pool, table: name });
-      expect(await store.claim("evt_1", 60)).toBe(true);
+      tokenOf(await store.claim("evt_1"));
       const { rows } = await pool.query(
         "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
         [name],
@@ -102,41 +115,84 @@ describeWithServers(
       expect(rows).toEqual([
         { column_name: "id", data_type: "text", is_nullable: "NO" },
         { column_name: "expires_at", data_type: "timestamp with time zone", is_nullable: "NO" },
+        { column_name: "lease_token", data_type: "text", is_nullable: "YES" },
       ]);
+    });
+
+    it("a table of the one-phase store gains lease_token, and its rows are done", async () => {
+      const name = table("legacy");
+      await pool.query(
+        `CREATE TABLE "${name}" (id text PRIMARY KEY, expires_at timestamptz NOT NULL)`,
+      );
+      await pool.query(`INSERT INTO "${name}" VALUES ('evt_old', now() + interval '1 hour')`);
+      const store = postgresDedupeStore({ pool, table: name });
+      expect(await store.claim("evt_old")).toEqual({ state: "done" });
+      tokenOf(await store.claim("evt_new"));
+      expect(await count(name, "lease_token IS NOT NULL")).toBe(1);
     });
 
     it("uses medrecords_processed_events by default", async () => {
       const id = uniqueName("evt");
-      expect(await postgresDedupeStore({ pool }).claim(id, 60)).toBe(true);
+      tokenOf(await postgresDedupeStore({ pool }).claim(id));
       expect(await count("medrecords_processed_events", `id = '${id}'`)).toBe(1);
       await pool.query("DELETE FROM medrecords_processed_events WHERE id = $1", [id]);
     });
 
-    it("the first claim is true, the next false; after the TTL, true again", async () => {
-      const store = postgresDedupeStore({ pool, table: table() });
-      expect(await store.claim("evt_1", 0.5)).toBe(true);
-      expect(await store.claim("evt_1", 0.5)).toBe(false);
-      expect(await store.claim("evt_2", 60)).toBe(true);
-      await sleep(600);
-      expect(await store.claim("evt_1", 60)).toBe(true);
-      expect(await store.claim("evt_1", 60)).toBe(false);
-      expect(await store.claim("evt_2", 60)).toBe(false);
-    });
-
-    it("release forgets a claim; purgeExpired deletes only expired rows", async () => {
+    it("a claim is in progress for leaseSeconds (60 by default) until completed, then done for the TTL", async () => {
       const name = table();
       const store = postgresDedupeStore({ pool, table: name });
-      expect(await store.claim("evt_1", 60)).toBe(true);
-      await store.release("evt_1");
-      expect(await store.claim("evt_1", 60)).toBe(true);
-      expect(await store.claim("evt_1", 60)).toBe(false);
-      await store.claim("evt_short", 0.2);
+      const token = tokenOf(await store.claim("evt_1"));
+      const lease = await pool.query(
+        `SELECT lease_token, extract(epoch FROM expires_at - now())::float AS left FROM "${name}"`,
+      );
+      expect(lease.rows[0].lease_token).toBe(token);
+      expect(lease.rows[0].left).toBeGreaterThan(DEFAULT_DEDUPE_LEASE_SECONDS - 5);
+      expect(lease.rows[0].left).toBeLessThanOrEqual(DEFAULT_DEDUPE_LEASE_SECONDS);
+      expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+      await store.complete("evt_1", token, 3_600);
+      const done = await pool.query(
+        `SELECT lease_token, extract(epoch FROM expires_at - now())::float AS left FROM "${name}"`,
+      );
+      expect(done.rows[0].lease_token).toBeNull();
+      expect(done.rows[0].left).toBeGreaterThan(3_590);
+      expect(await store.claim("evt_1")).toEqual({ state: "done" });
+    });
+
+    it("a lapsed lease is taken over; the old holder's release leaves the new lease alone", async () => {
+      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.2 });
+      const old = tokenOf(await store.claim("evt_1"));
+      expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+      await expect
+        .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
+        .toBe("claimed");
+      await store.release("evt_1", old);
+      expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
+    });
+
+    it("a done id is claimed again once its TTL has run out", async () => {
+      const store = postgresDedupeStore({ pool, table: table() });
+      await store.complete("evt_1", tokenOf(await store.claim("evt_1")), 0.3);
+      expect(await store.claim("evt_1")).toEqual({ state: "done" });
+      await expect
+        .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
+        .toBe("claimed");
+    });
+
+    it("release gives the lease back; after complete it leaves the id done; purgeExpired deletes only expired rows", async () => {
+      const name = table();
+      const store = postgresDedupeStore({ pool, table: name, leaseSeconds: 0.2 });
+      await store.release("evt_1", tokenOf(await store.claim("evt_1")));
+      const token = tokenOf(await store.claim("evt_1"));
+      await store.complete("evt_1", token, 60);
+      await store.release("evt_1", token);
+      expect(await store.claim("evt_1")).toEqual({ state: "done" });
+      tokenOf(await store.claim("evt_short"));
       await sleep(300);
       expect(await store.purgeExpired()).toBe(1);
       expect(await count(name)).toBe(1);
     });
 
-    it("200 parallel claims of one id: exactly one is true", async () => {
+    it("200 parallel claims of one id: exactly one is claimed", async () => {
       const name = table();
       const stores = [
         postgresDedupeStore({ pool, table: name }),
@@ -144,26 +200,27 @@ describeWithServers(
       ];
       for (let round = 0; round < 3; round++) {
         const results = await Promise.all(
-          Array.from({ length: 200 }, (_, i) => stores[i % 2]!.claim(`evt_${round}`, 60)),
+          Array.from({ length: 200 }, (_, i) => stores[i % 2]!.claim(`evt_${round}`)),
         );
-        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+        expect(results.filter((claim) => claim.state === "in_progress")).toHaveLength(199);
       }
     });
 
-    it("parallel claims of an expired id: exactly one takes it over", async () => {
-      const store = postgresDedupeStore({ pool, table: table() });
-      await store.claim("evt_1", 0.1);
+    it("parallel claims of a lapsed lease: exactly one takes it over", async () => {
+      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.1 });
+      tokenOf(await store.claim("evt_1"));
       await sleep(200);
-      const results = await Promise.all(Array.from({ length: 50 }, () => store.claim("evt_1", 60)));
-      expect(results.filter(Boolean)).toHaveLength(1);
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.claim("evt_1")));
+      expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
     });
 
     it("tables isolate: the same id is claimed once in each", async () => {
       const a = postgresDedupeStore({ pool, table: table("a") });
       const b = postgresDedupeStore({ pool, table: table("b") });
-      expect(await a.claim("evt_1", 60)).toBe(true);
-      expect(await b.claim("evt_1", 60)).toBe(true);
-      expect(await a.claim("evt_1", 60)).toBe(false);
+      expect((await a.claim("evt_1")).state).toBe("claimed");
+      expect((await b.claim("evt_1")).state).toBe("claimed");
+      expect((await a.claim("evt_1")).state).toBe("in_progress");
     });
 
     it("stores created at once on separate pools, with the table missing, all work", async () => {
@@ -173,11 +230,34 @@ describeWithServers(
         for (let round = 0; round < 10; round++) {
           await pool.query(`DROP TABLE IF EXISTS "${name}"`);
           const stores = pools.map((p) => postgresDedupeStore({ pool: p, table: name }));
-          const results = await Promise.all(stores.map((store) => store.claim(`evt_${round}`, 60)));
-          expect(results.filter(Boolean)).toHaveLength(1);
+          const results = await Promise.all(stores.map((store) => store.claim(`evt_${round}`)));
+          expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
         }
       } finally {
         await Promise.all(pools.map((p) => p.end()));
+      }
+    });
+
+    it("a database that cannot be reached: every operation rejects with a StoreUnavailableError naming the table", async () => {
+      const closed = postgresPool(`postgres://nobody@127.0.0.1:${await freePort()}/none`, 1);
+      try {
+        const store = postgresDedupeStore({ pool: closed, table: "billing_events" });
+        for (const [operation, run] of [
+          ["claim", () => store.claim("evt_1")],
+          ["complete", () => store.complete("evt_1", "t", 60)],
+          ["release", () => store.release("evt_1", "t")],
+          ["withClaim", () => store.withClaim("evt_1", 60, async () => 1)],
+          ["purgeExpired", () => store.purgeExpired()],
+        ] as const) {
+          const error = await run().catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(StoreUnavailableError);
+          expect(error).toMatchObject({ operation });
+          expect((error as Error).message).toContain(
+            'postgresDedupeStore (table "billing_events")',
+          );
+        }
+      } finally {
+        await closed.end();
       }
     });
 
@@ -200,7 +280,24 @@ describeWithServers(
         expect(await run()).toEqual({ claimed: true, value: "done" });
         expect(await run()).toEqual({ claimed: false });
         expect(await count(effects)).toBe(1);
-        expect(await store.claim("evt_1", 60)).toBe(false);
+        expect(await store.claim("evt_1")).toEqual({ state: "done" });
+      });
+
+      it("refuses an id leased through claim() elsewhere without running the effect, and runs it once the lease is released", async () => {
+        const effects = await effectsTable();
+        const store = postgresDedupeStore({ pool, table: table() });
+        const elsewhere = tokenOf(await store.claim("evt_1"));
+        const run = () =>
+          store.withClaim("evt_1", 60, async (client) => {
+            await client.query(`INSERT INTO "${effects}" VALUES ($1, 1)`, ["evt_1"]);
+          });
+        const refused = await run().catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(MedRecordsError);
+        expect((refused as Error).message).toMatch(/being processed elsewhere/);
+        expect(await count(effects)).toBe(0);
+        await store.release("evt_1", elsewhere);
+        expect(await run()).toEqual({ claimed: true, value: undefined });
+        expect(await count(effects)).toBe(1);
       });
 
       it("rolls the claim back with the effect when it throws, so a retry is processed", async () => {
@@ -233,7 +330,7 @@ describeWithServers(
           }),
         ).rejects.toThrow(/rolled back at COMMIT/);
         expect(await count(effects)).toBe(0);
-        expect(await store.claim("evt_1", 60)).toBe(true);
+        expect((await store.claim("evt_1")).state).toBe("claimed");
       });
 
       it("20 concurrent calls per id run each effect exactly once, also when some fail", async () => {
@@ -282,7 +379,7 @@ describeWithServers(
               })
               .catch(() => undefined);
           }
-          expect(await store.claim("last", 60)).toBe(true);
+          expect((await store.claim("last")).state).toBe("claimed");
         } finally {
           await small.end();
         }
