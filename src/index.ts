@@ -93,3 +93,4 @@ export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,
 } from "./stores/postgres-checkpoint.js";
+export { StoreUnavailableError } from "./stores/store-error.js";

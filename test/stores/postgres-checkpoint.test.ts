@@ -3,12 +3,17 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Checkpoint,
+  CheckpointLeaseLostError,
+  DEFAULT_CHECKPOINT_LEASE_SECONDS,
   MedRecords,
   MedRecordsError,
   postgresCheckpointStore,
+  StoreUnavailableError,
 } from "../../src/index.js";
 import { createMockService } from "../../src/mock/index.js";
+
 import { statusChanged } from "../helpers/events.js";
+import { checkpointLeaseContract } from "./checkpoint-lease-contract.js";
 import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
 
 const FIRST: Checkpoint = {
@@ -29,6 +34,30 @@ describe("postgresCheckpointStore options", () => {
     expect(() => postgresCheckpointStore({ pool, table: "checkpoints; DROP TABLE x" })).toThrow(
       /`table` must be a table name/,
     );
+  });
+
+  it("refuses a lease of no time", () => {
+    expect(() => postgresCheckpointStore({ pool, leaseSeconds: 0 })).toThrow(/`leaseSeconds`/);
+    expect(postgresCheckpointStore({ pool }).leaseSeconds).toBe(DEFAULT_CHECKPOINT_LEASE_SECONDS);
+  });
+
+  it("wraps a database failure in StoreUnavailableError naming the store", async () => {
+    const refusing = {
+      query: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+          code: "ECONNREFUSED",
+        });
+      },
+    };
+    const store = postgresCheckpointStore({ pool: refusing, table: "cp", name: "events" });
+    for (const call of [() => store.load(), () => store.acquire("me")]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as StoreUnavailableError).store).toBe(
+        'postgresCheckpointStore (table "cp", name "events")',
+      );
+      expect((error as Error).message).toContain("ECONNREFUSED");
+    }
   });
 
   it("refuses to save something that is not a checkpoint", async () => {
@@ -89,6 +118,13 @@ describeWithServers(
         { column_name: "name", data_type: "text", is_nullable: "NO" },
         { column_name: "checkpoint", data_type: "jsonb", is_nullable: "NO" },
         { column_name: "updated_at", data_type: "timestamp with time zone", is_nullable: "NO" },
+        { column_name: "lease_owner", data_type: "text", is_nullable: "YES" },
+        { column_name: "lease_fence", data_type: "bigint", is_nullable: "NO" },
+        {
+          column_name: "lease_expires_at",
+          data_type: "timestamp with time zone",
+          is_nullable: "YES",
+        },
       ]);
 
       const own = uniqueName("poller");
@@ -100,6 +136,41 @@ describeWithServers(
       );
       expect(saved.rows).toEqual([{ checkpoint: FIRST }]);
       await pool.query("DELETE FROM medrecords_checkpoints WHERE name = $1", [own]);
+    });
+
+    it("gives a table of an earlier version its lease columns, keeping its checkpoint", async () => {
+      const name = table();
+      await pool.query(
+        `CREATE TABLE "${name}" (name text PRIMARY KEY, checkpoint jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await pool.query(`INSERT INTO "${name}" (name, checkpoint) VALUES ('default', $1)`, [FIRST]);
+      const store = postgresCheckpointStore({ pool, table: name });
+      const fence = (await store.acquire("owner-a")) as number;
+      expect(fence).toBe(1);
+      expect(await store.load()).toEqual(FIRST);
+      await store.save(SECOND, fence);
+      expect(await store.load()).toEqual(SECOND);
+    });
+
+    describe("leases", () => {
+      checkpointLeaseContract(() => {
+        const name = table();
+        return {
+          // The database's clock runs between two steps: "just before" is a second before.
+          marginMs: 1_000,
+          async stores(count, leaseSeconds) {
+            return Array.from({ length: count }, () =>
+              postgresCheckpointStore({ pool, table: name, leaseSeconds }),
+            );
+          },
+          async elapse(ms) {
+            await pool.query(
+              `UPDATE "${name}" SET lease_expires_at = lease_expires_at - $1::double precision * interval '1 millisecond'`,
+              [ms],
+            );
+          },
+        };
+      });
     });
 
     it("names and tables isolate checkpoints", async () => {
@@ -114,7 +185,7 @@ describeWithServers(
       expect(await other.load()).toBeNull();
     });
 
-    it("stores created at once with the table missing all work, and concurrent saves leave one valid row", async () => {
+    it("stores created at once with the table missing all work, and concurrent saves end at the newest", async () => {
       const name = table();
       const pools = Array.from({ length: 6 }, () => postgresPool(url, 1));
       try {
@@ -123,8 +194,15 @@ describeWithServers(
           created_at: `2026-03-0${i + 1}T00:00:00Z`,
           ids_at_created_at: [`evt_${i}`],
         }));
-        await Promise.all(stores.map((store, i) => store.save(saved[i]!)));
-        expect(saved).toContainEqual(await stores[0]!.load());
+        const outcomes = await Promise.allSettled(stores.map((store, i) => store.save(saved[i]!)));
+        // A save that lost the race to a newer one was refused rather than moving the row back.
+        for (const outcome of outcomes) {
+          if (outcome.status === "rejected") {
+            expect(outcome.reason).toBeInstanceOf(CheckpointLeaseLostError);
+            expect(outcome.reason.reason).toBe("backwards");
+          }
+        }
+        expect(await stores[0]!.load()).toEqual(saved.at(-1));
         const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${name}"`);
         expect(rows).toEqual([{ n: 1 }]);
       } finally {
