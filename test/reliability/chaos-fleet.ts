@@ -5,8 +5,8 @@
  * lease (the highest fence seen), of takeovers and of their times.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Span } from "./chaos-invariants.js";
 import type { ChaosWorkerConfig } from "./chaos-config.js";
+import type { Span } from "./chaos-invariants.js";
 
 export type Role = ChaosWorkerConfig["role"];
 
@@ -107,10 +107,14 @@ export class ChaosFleet {
   }
 
   spawn(role: Role, slot: number, start = 0): Worker {
-    const child = spawn(process.execPath, [this.#script, JSON.stringify(this.#configOf(role, slot, start))], {
-      env: this.#env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [this.#script, JSON.stringify(this.#configOf(role, slot, start))],
+      {
+        env: this.#env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let markReady = () => {};
     const worker: Worker = {
       role,
@@ -146,12 +150,19 @@ export class ChaosFleet {
       const end = worker.killedAt ?? wallClock();
       if (worker.openSpan !== undefined) {
         const { id, start: begun } = worker.openSpan;
-        this.observed.spans.push({ pid: worker.pid, start: begun, end, what: `${name(worker)} ${id} (killed)` });
+        this.observed.spans.push({
+          pid: worker.pid,
+          start: begun,
+          end,
+          what: `${name(worker)} ${id} (killed)`,
+        });
       }
       if (worker.killedAt !== undefined) {
         for (const id of worker.inFlight) this.observed.inFlightAtKill.add(id);
       } else if (code !== 0) {
-        this.observed.errors.push(`${name(worker)} exited ${code ?? signal}: ${worker.stderr.slice(0, 2_000)}`);
+        this.observed.errors.push(
+          `${name(worker)} exited ${code ?? signal}: ${worker.stderr.slice(0, 2_000)}`,
+        );
       }
     });
     return worker;
@@ -207,7 +218,12 @@ export class ChaosFleet {
         return;
       case "c": {
         const begun = worker.openSpan?.start ?? Number.NaN;
-        o.spans.push({ pid: worker.pid, start: begun, end: Number(rest[1]), what: `${name(worker)} ${rest[0]}` });
+        o.spans.push({
+          pid: worker.pid,
+          start: begun,
+          end: Number(rest[1]),
+          what: `${name(worker)} ${rest[0]}`,
+        });
         worker.openSpan = undefined;
         return;
       }
@@ -224,7 +240,8 @@ export class ChaosFleet {
 
   #acquired(worker: Worker, fence: number | null, at: number): void {
     if (fence === null || fence <= this.#maxFence) return;
-    if (this.#leaderPid !== undefined && this.#leaderPid !== worker.pid) this.observed.takeovers += 1;
+    if (this.#leaderPid !== undefined && this.#leaderPid !== worker.pid)
+      this.observed.takeovers += 1;
     if (this.#pendingTakeover !== undefined && fence > this.#pendingTakeover.fence) {
       this.observed.takeoverTimes.push(at - this.#pendingTakeover.at);
       this.#pendingTakeover = undefined;

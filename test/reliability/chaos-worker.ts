@@ -37,7 +37,10 @@ import { createServer } from "node:http";
 import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import type { CheckpointStore } from "../../src/poller/checkpoint.js";
-import { type CheckpointLeaseStore, isCheckpointLeaseStore } from "../../src/poller/checkpoint-lease.js";
+import {
+  type CheckpointLeaseStore,
+  isCheckpointLeaseStore,
+} from "../../src/poller/checkpoint-lease.js";
 import { postgresDedupeStore } from "../../src/stores/postgres-dedupe.js";
 import { redisDedupeStore } from "../../src/stores/redis-dedupe.js";
 import type { DedupeStore } from "../../src/webhooks/dedupe.js";
@@ -164,7 +167,7 @@ async function startReceiver(
 
 function startPoller(
   config: ChaosWorkerConfig,
-  pool: InstanceType<(typeof import("pg"))["default"]["Pool"]>,
+  pool: InstanceType<typeof import("pg")["default"]["Pool"]>,
   dedupe: DedupeStore,
   processEvent: (event: AnyEvent) => Promise<void>,
 ): () => Promise<unknown> {

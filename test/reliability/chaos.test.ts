@@ -36,9 +36,9 @@ import {
   type RedisClient,
   uniqueName,
 } from "../stores/servers.js";
+import { type ChaosWorkerConfig, countsKey } from "./chaos-config.js";
 import { ChaosFleet, type Role, type Worker, wallClock } from "./chaos-fleet.js";
 import { movesBackwards, overlapsAcrossProcesses } from "./chaos-invariants.js";
-import { type ChaosWorkerConfig, countsKey } from "./chaos-config.js";
 
 const EVENTS = 2_000;
 const ROUNDS = 20;
@@ -208,7 +208,11 @@ describeWithServers(
       server.faults.set({ ...DELIVERY_FAULTS, seed: SEED });
 
       // The sampler: the checkpoint as any reader sees it, every few ms.
-      const reader = postgresCheckpointStore({ pool, name: checkpointName, table: checkpointTable });
+      const reader = postgresCheckpointStore({
+        pool,
+        name: checkpointName,
+        table: checkpointTable,
+      });
       const backwards: string[] = [];
       let samples = 0;
       let sampling = true;
@@ -245,8 +249,8 @@ describeWithServers(
       const newest = log().at(-1)!;
       const effectRows = async () =>
         Number(
-          (await pool.query(`SELECT count(DISTINCT event_id)::int AS n FROM ${effectsTable}`)).rows[0]
-            .n,
+          (await pool.query(`SELECT count(DISTINCT event_id)::int AS n FROM ${effectsTable}`))
+            .rows[0].n,
         );
       let drained = false;
       while (wallClock() - roundsEnded < DRAIN_LIMIT_MS) {
@@ -305,7 +309,9 @@ describeWithServers(
       console.log(`chaos figures: ${JSON.stringify(figures, null, 2)}`);
 
       expect(o.errors, "unexpected lines or exits").toEqual([]);
-      expect(drained, "the fleet finished every event and the checkpoint reached the newest").toBe(true);
+      expect(drained, "the fleet finished every event and the checkpoint reached the newest").toBe(
+        true,
+      );
       expect(statusChanges).toBe(EVENTS);
       // Every event's effect present, none twice (withClaim).
       expect(rows.filter((r) => r.n > 1)).toEqual([]);
