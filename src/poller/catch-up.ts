@@ -20,7 +20,8 @@ import {
   EVENT_TYPE_FILTER_MAX,
   type EventListParams,
 } from "../schemas/event-list.js";
-import type { DedupeStore } from "../webhooks/dedupe.js";
+import { StoreUnavailableError } from "../stores/store-error.js";
+import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
 import {
   type Checkpoint,
   CheckpointCursor,
@@ -96,22 +97,40 @@ export interface CatchUpOptions {
    */
   pageSize?: number;
   /**
-   * A store of processed event ids shared with a webhook handler
+   * A store of event ids shared with a webhook handler
    * (`createWebhookHandler({ dedupe })`): an event one of them processed is
-   * skipped by the other and counted in `duplicates`. Claimed before
-   * `onEvent`, released when it throws. As in the webhook handler, a crash
-   * (or kill) during `onEvent` leaves the id claimed until its TTL runs out,
-   * so the replayed event is skipped as a duplicate although it was never
-   * processed. Where that must not happen, leave `dedupe` out and claim
-   * inside `onEvent`, in the same transaction as the effect:
-   * `postgresDedupeStore({ pool }).withClaim(event.id, ttl, (client) => ...)`.
+   * skipped by the other and counted in `duplicates`. Each event is claimed
+   * (an in-progress lease) before `onEvent`, marked done once it resolved,
+   * and released when it throws. An event in progress elsewhere (the webhook
+   * handler is processing it right now) stops the run before it, with the
+   * checkpoint saved up to the event before it (`inProgress: 1` in the
+   * result); the next run retries it. A crash during `onEvent` leaves a lease
+   * that lapses after the store's `leaseSeconds`, and the event is processed
+   * again then.
    */
   dedupe?: DedupeStore;
   /**
-   * TTL of each claim in `dedupe`, in seconds.
+   * How long an id stays done in `dedupe`, in seconds.
    * @default 2_592_000 (30 days, the log's retention)
    */
   dedupeTtlSeconds?: number;
+  /**
+   * How many times in a row `onEvent` may fail on one event (counted by this
+   * poller, across its runs) before the event is handed to `onDeadLetter`
+   * and passed. Needs `onDeadLetter`.
+   * @default no limit: a failing event stops every run until it succeeds
+   * @example 5
+   */
+  maxAttempts?: number;
+  /**
+   * Takes an event whose `onEvent` failed `maxAttempts` times in a row, with
+   * the last error: park it where a person will see it. Once this resolves,
+   * the event is passed (the checkpoint advances; with `dedupe`, the id is
+   * marked done). Throwing stops the run, and the event is tried again on
+   * the next one. Needs `maxAttempts`.
+   * @example async (event, error) => { await deadLetters.insert({ id: event.id, event, error: String(error) }) }
+   */
+  onDeadLetter?: (event: AnyEvent, error: unknown) => void | Promise<void>;
   /**
    * Receives the error of a failed run started by `start()`; the next
    * interval runs again from the saved checkpoint.
@@ -126,6 +145,11 @@ export interface CatchUpResult {
   processed: number;
   /** Events newer than the checkpoint skipped because `dedupe` had already seen them. */
   duplicates: number;
+  /**
+   * 1 when the run stopped before an event that `dedupe` says is in progress
+   * elsewhere (the next run retries it), else 0.
+   */
+  inProgress: number;
   /** The saved position after the run; null when nothing was ever processed. */
   checkpoint: Checkpoint | null;
 }
@@ -192,6 +216,8 @@ class EventCatchUp implements CatchUpPoller {
   /** Bumped by every start and stop, so a loop from before a restart never reschedules itself. */
   #generation = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The event whose `onEvent` failed last, and how many times in a row (for `maxAttempts`). */
+  #failures: { id: string; count: number } | undefined;
 
   constructor(reader: EventLogReader, options: CatchUpOptions) {
     if (typeof options?.onEvent !== "function") {
@@ -201,6 +227,20 @@ class EventCatchUp implements CatchUpPoller {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
       throw new RangeError(
         `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+      );
+    }
+    const { maxAttempts, onDeadLetter } = options;
+    if (maxAttempts !== undefined && (!Number.isInteger(maxAttempts) || maxAttempts < 1)) {
+      throw new RangeError("events.catchUp: `maxAttempts` must be an integer >= 1.");
+    }
+    if (maxAttempts !== undefined && typeof onDeadLetter !== "function") {
+      throw new TypeError(
+        "events.catchUp: `maxAttempts` needs `onDeadLetter(event, error)`, which takes the event that failed that many times before it is passed.",
+      );
+    }
+    if (onDeadLetter !== undefined && maxAttempts === undefined) {
+      throw new TypeError(
+        "events.catchUp: `onDeadLetter` needs `maxAttempts`: how many failures in a row hand an event over to it.",
       );
     }
     const { types } = options;
@@ -273,7 +313,7 @@ class EventCatchUp implements CatchUpPoller {
   }
 
   async #run(): Promise<CatchUpResult> {
-    const { onEvent, onGap, dedupe } = this.#options;
+    const { onGap, dedupe } = this.#options;
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
     const stored = await this.#store.load();
@@ -284,13 +324,14 @@ class EventCatchUp implements CatchUpPoller {
     const position = new CheckpointCursor(loaded);
     let processed = 0;
     let duplicates = 0;
+    let inProgress = 0;
     let unsaved = false;
     const save = async () => {
       const snapshot = position.snapshot();
       if (unsaved && snapshot !== null) await this.#store.save(snapshot);
       unsaved = false;
     };
-    const result = () => ({ processed, duplicates, checkpoint: position.snapshot() });
+    const result = () => ({ processed, duplicates, inProgress, checkpoint: position.snapshot() });
 
     // From the checkpoint's own instant: `created_after` is inclusive, so the
     // events sharing it come again and the ids the checkpoint holds for it
@@ -325,29 +366,90 @@ class EventCatchUp implements CatchUpPoller {
       for (let i = page.results.length - 1; i >= 0; i--) {
         const event = page.results[i] as AnyEvent;
         if (position.covers(event)) continue;
-        if (dedupe !== undefined && !(await dedupe.claim(event.id, ttl))) {
-          duplicates += 1;
-          position.advance(event);
-          unsaved = true;
-          continue;
-        }
-        try {
-          await onEvent(event);
-        } catch (error) {
-          if (dedupe?.release !== undefined) await dedupe.release(event.id).catch(() => undefined);
+        const step = await this.#process(event, dedupe, ttl).catch(async (error: unknown) => {
           // Keep what was done; the failing event comes again next run.
           await save().catch(() => undefined);
           throw error;
+        });
+        if (step === "in_progress") {
+          // Processed elsewhere right now: stop before it, the next run retries it.
+          inProgress = 1;
+          break;
         }
+        if (step === "duplicate") duplicates += 1;
+        if (step === "processed") processed += 1;
         position.advance(event);
-        processed += 1;
         unsaved = true;
       }
       await save();
-      if (page.previous === null || this.#stopping) break;
+      if (inProgress > 0 || page.previous === null || this.#stopping) break;
       page = this.#hold(await this.#reader.follow(page.previous));
     }
     this[diagnostics].eventsHeld = 0;
     return result();
   }
+
+  /**
+   * One event: claimed in `dedupe` (when given), handed to `onEvent`, marked
+   * done. Resolves what became of it; "dead_letter" once `onDeadLetter` took
+   * it. Rejects when it must come again on the next run.
+   */
+  async #process(
+    event: AnyEvent,
+    dedupe: DedupeStore | undefined,
+    ttl: number,
+  ): Promise<"processed" | "duplicate" | "in_progress" | "dead_letter"> {
+    let token: string | undefined;
+    if (dedupe !== undefined) {
+      const claim = await claimChecked(dedupe, event.id).catch((error: unknown) => {
+        throw asStoreError(error, "claim");
+      });
+      if (claim.state === "done") return "duplicate";
+      if (claim.state === "in_progress") return "in_progress";
+      token = claim.token;
+    }
+    let outcome: "processed" | "dead_letter" = "processed";
+    try {
+      await this.#options.onEvent(event);
+      this.#failures = undefined;
+    } catch (error) {
+      const failures =
+        this.#failures?.id === event.id ? this.#failures : { id: event.id, count: 0 };
+      failures.count += 1;
+      this.#failures = failures;
+      const { maxAttempts, onDeadLetter } = this.#options;
+      try {
+        if (
+          maxAttempts === undefined ||
+          onDeadLetter === undefined ||
+          failures.count < maxAttempts
+        ) {
+          throw error;
+        }
+        await onDeadLetter(event, error);
+      } catch (failure) {
+        if (dedupe !== undefined && token !== undefined) {
+          await dedupe.release(event.id, token).catch(() => undefined);
+        }
+        throw failure;
+      }
+      this.#failures = undefined;
+      outcome = "dead_letter";
+    }
+    if (dedupe !== undefined && token !== undefined) {
+      try {
+        await dedupe.complete(event.id, token, ttl);
+      } catch (error) {
+        await dedupe.release(event.id, token).catch(() => undefined);
+        throw asStoreError(error, "complete");
+      }
+    }
+    return outcome;
+  }
+}
+
+/** A store's error as a `StoreUnavailableError`; the shipped stores throw one already, and a one-phase store's TypeError passes. */
+function asStoreError(error: unknown, operation: string): unknown {
+  if (error instanceof StoreUnavailableError || error instanceof TypeError) return error;
+  return new StoreUnavailableError("the catch-up poller's `dedupe` store", operation, error);
 }

@@ -5,7 +5,7 @@
  * resolve from node_modules as in a user's install.
  */
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { build } from "tsup";
 
 const built = new Map<string, Promise<string>>();
@@ -35,6 +35,18 @@ export function bundledScript(
             (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
           ),
         },
+        // package.json maps `#hmac` into dist/, which a test run need not have
+        // built: the sources of its `node` condition instead, as vitest.config.ts does.
+        esbuildPlugins: [
+          {
+            name: "hmac-from-sources",
+            setup(esbuild) {
+              esbuild.onResolve({ filter: /^#hmac$/ }, () => ({
+                path: resolve("src/webhooks/hmac-node.ts"),
+              }));
+            },
+          },
+        ],
         silent: true,
       });
       return join(outDir, "script.js");
