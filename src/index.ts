@@ -93,4 +93,9 @@ export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,
 } from "./stores/postgres-checkpoint.js";
+export {
+  type RedisCheckpointClient,
+  type RedisCheckpointStoreOptions,
+  redisCheckpointStore,
+} from "./stores/redis-checkpoint.js";
 export { StoreUnavailableError } from "./stores/store-error.js";
