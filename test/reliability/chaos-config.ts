@@ -6,8 +6,6 @@ export interface ChaosWorkerConfig {
   slot: number;
   /** How many times this slot was started before, so a restart draws other failures. */
   start: number;
-  /** Receiver: the port to listen on (the same after every restart). */
-  port?: number;
   /** Poller: the reference server (the API key comes from MEDRECORDS_API_KEY). */
   baseUrl?: string;
   /** Redis key prefix of this test: dedupe keys and the effect counter hash live under it. */

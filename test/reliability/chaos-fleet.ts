@@ -23,6 +23,8 @@ export interface Worker {
   readonly closed: Promise<void>;
   /** Resolves at its `ready` line. */
   readonly ready: Promise<void>;
+  /** The receiver's port, from its `ready` line. */
+  port: number | undefined;
   killedAt: number | undefined;
   /** The `onEvent` under way (poller): its event and start. */
   openSpan: { id: string; start: number } | undefined;
@@ -83,6 +85,8 @@ export class ChaosFleet {
   };
   /** The live worker of each slot, receivers then pollers. */
   readonly workers = new Map<string, Worker>();
+  /** The port of each receiver slot, from its latest start (a dead one's refuses connections). */
+  readonly #ports = new Map<number, number>();
   #maxFence = Number.NEGATIVE_INFINITY;
   #leaderPid: number | undefined;
   /** The lease holder was killed at `at` while holding `fence`: the next higher fence is its takeover. */
@@ -99,6 +103,11 @@ export class ChaosFleet {
     this.#script = script;
     this.#env = env;
     this.#configOf = configOf;
+  }
+
+  /** The port the receiver of `slot` listens on, or last listened on. */
+  receiverPort(slot: number): number | undefined {
+    return this.#ports.get(slot);
   }
 
   /** The poller holding the highest fence seen, if it is alive. */
@@ -126,6 +135,7 @@ export class ChaosFleet {
       ready: new Promise((resolve) => {
         markReady = resolve;
       }),
+      port: undefined,
       killedAt: undefined,
       openSpan: undefined,
       inFlight: new Set(),
@@ -192,6 +202,10 @@ export class ChaosFleet {
     const o = this.observed;
     switch (tag) {
       case "ready":
+        if (rest[0] !== undefined) {
+          worker.port = Number(rest[0]);
+          this.#ports.set(worker.slot, worker.port);
+        }
         markReady();
         return;
       case "k": {

@@ -22,7 +22,7 @@
  * stdout, one line each, written synchronously so that a line is out before
  * any kill; `<t>` is the wall clock in ms with a fraction, comparable across
  * the processes of one machine:
- * - `ready`: listening (receiver) or started (poller);
+ * - `ready [<port>]`: listening, on that port (receiver), or started (poller);
  * - `k <state> <id>`: what the dedupe store's `claim` found;
  * - `e <id>`: this process's effects row committed; `s <id>`: `withClaim` found
  *   the id done by another (the Postgres layer suppressed a repeat);
@@ -34,6 +34,7 @@
  */
 import { writeSync } from "node:fs";
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import type { CheckpointStore } from "../../src/poller/checkpoint.js";
@@ -90,8 +91,8 @@ async function main(): Promise<void> {
     config.role === "receiver"
       ? await startReceiver(config, dedupe, processEvent)
       : startPoller(config, pool, dedupe, processEvent);
-  closers.unshift(stop);
-  say("ready");
+  closers.unshift(stop.close);
+  say(`ready ${stop.port ?? ""}`.trimEnd());
 
   process.once("SIGTERM", () => {
     void (async () => {
@@ -99,6 +100,14 @@ async function main(): Promise<void> {
       process.exit(0);
     })();
   });
+}
+
+/** A started receiver or poller. */
+interface Running {
+  /** The receiver's port. */
+  port?: number;
+  /** Stops it: the receiver closes its server, the poller stops (releasing its lease). */
+  close(): Promise<unknown>;
 }
 
 /** The store, telling each claim's outcome on stdout. */
@@ -118,7 +127,7 @@ async function startReceiver(
   config: ChaosWorkerConfig,
   dedupe: DedupeStore,
   processEvent: (event: { id: string }) => Promise<void>,
-): Promise<() => Promise<unknown>> {
+): Promise<Running> {
   const secret = process.env.MEDRECORDS_WEBHOOK_SECRET ?? "";
   const random = seededRandom(config.slot * 1_000 + config.start);
   /** Requests whose event function is to throw before any effect. */
@@ -154,15 +163,20 @@ async function startReceiver(
     return response;
   };
   const server = createServer(toNodeListener(faulty));
+  // A port of its own at each start: a fixed one may be taken meanwhile as the local port of
+  // some outgoing connection. The parent's load balancer reads it from the `ready` line.
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(config.port, "127.0.0.1", resolve);
+    server.listen(0, "127.0.0.1", resolve);
   });
-  return () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 function startPoller(
@@ -170,7 +184,7 @@ function startPoller(
   pool: InstanceType<typeof import("pg")["default"]["Pool"]>,
   dedupe: DedupeStore,
   processEvent: (event: AnyEvent) => Promise<void>,
-): () => Promise<unknown> {
+): Running {
   const mr = new MedRecords({ baseUrl: config.baseUrl, maxRetries: 10 });
   const store = postgresCheckpointStore({
     pool,
@@ -195,7 +209,7 @@ function startPoller(
     },
   });
   poller.start({ intervalMs: config.pollIntervalMs });
-  return () => poller.stop();
+  return { close: () => poller.stop() };
 }
 
 /**

@@ -25,7 +25,6 @@ import { randomInt, seededRandom } from "../../src/internal/seeded-random.js";
 import { type MockServer, type MockService, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
 import { STATUS_CHANGED } from "../helpers/events.js";
-import { freePort } from "../helpers/loopback.js";
 import { eventLogForTesting } from "../helpers/mock-internals.js";
 import { createApi } from "../mock/helpers.js";
 import { createRetrieval } from "../mock/retrieval-helpers.js";
@@ -86,7 +85,6 @@ describeWithServers(
     const effectsTable = uniqueName("chaos_effects");
     const checkpointTable = uniqueName("chaos_checkpoints");
     const checkpointName = "chaos";
-    const ports: number[] = [];
     const balance = seededRandom(SEED + 1);
     let server: MockServer;
     let pool: ReturnType<typeof postgresPool>;
@@ -102,7 +100,7 @@ describeWithServers(
           // The load balancer: each attempt to one of the receivers, at random, dead or alive.
           fetch: (input, init) => {
             const url = new URL(String(input));
-            url.port = String(ports[randomInt(balance, 0, RECEIVERS - 1)]);
+            url.port = String(fleet?.receiverPort(randomInt(balance, 0, RECEIVERS - 1)));
             return fetch(url, init);
           },
         }),
@@ -114,7 +112,6 @@ describeWithServers(
       await pool.query(
         `CREATE TABLE ${effectsTable} (event_id text NOT NULL, pid integer NOT NULL, role text NOT NULL)`,
       );
-      for (let i = 0; i < RECEIVERS; i++) ports.push(await freePort());
 
       // createApi and createRetrieval only use the service's fetch and baseUrl, which the server has.
       const mock = server as unknown as MockService;
@@ -123,7 +120,8 @@ describeWithServers(
       for (let i = 0; i < REQUESTS; i++) requests.push((await createRetrieval(mock, api)).id);
       const webhook = await api.post<{ secret: string }>("/v2/webhooks", {
         name: "chaos",
-        url: `http://127.0.0.1:${ports[0]}/webhooks`,
+        // Any loopback address: the load balancer sends each attempt to a receiver's port.
+        url: "http://127.0.0.1:9/webhooks",
         events: [STATUS_CHANGED],
       });
       expect(webhook.status).toBe(201);
@@ -140,7 +138,7 @@ describeWithServers(
           role,
           slot,
           start,
-          ...(role === "receiver" ? { port: ports[slot] } : { baseUrl: server.url }),
+          ...(role === "poller" && { baseUrl: server.url }),
           redisPrefix,
           claimsTable,
           effectsTable,
