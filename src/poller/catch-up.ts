@@ -29,6 +29,8 @@ import {
   compareInstants,
   parseLoadedCheckpoint,
 } from "./checkpoint.js";
+import { isCheckpointLeaseStore } from "./checkpoint-lease.js";
+import { LeaseHold, LeaseLost } from "./lease-hold.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
 
 /** One page of the event log as the poller reads it. */
@@ -62,7 +64,10 @@ export interface EventLogGap {
 /** Options of `mr.events.catchUp(options)`. */
 export interface CatchUpOptions {
   /**
-   * Where the position is kept between runs and restarts.
+   * Where the position is kept between runs and restarts. A shipped store
+   * (memory, file, PostgreSQL, Redis) is also a lease: several instances
+   * calling `start()` on one take turns, one polling at a time; see
+   * docs/stores.md, "Running on several instances".
    * @default memoryCheckpoint() (lost on restart)
    * @example fileCheckpoint(".medrecords/checkpoint.json")
    */
@@ -152,6 +157,13 @@ export interface CatchUpResult {
   inProgress: number;
   /** The saved position after the run; null when nothing was ever processed. */
   checkpoint: Checkpoint | null;
+  /**
+   * Whether this run held the checkpoint's lease to its end. False when
+   * another instance holds it: at the start (nothing was processed, the
+   * result is immediate) or by taking it over during the run (which then
+   * stopped before its next event). Always true with a store without leases.
+   */
+  leader: boolean;
 }
 
 /**
@@ -161,9 +173,18 @@ export interface CatchUpResult {
 export interface CatchUpPoller {
   /** Processes every event newer than the checkpoint, then resolves. Calls never overlap: a second waits for the first. */
   runOnce(): Promise<CatchUpResult>;
-  /** Runs now, then again `intervalMs` after each run ends (never overlapping). */
+  /**
+   * Runs now, then again `intervalMs` after each run ends (never
+   * overlapping). With a leased checkpoint the lease is kept between runs
+   * (and renewed by each) while `intervalMs` is shorter than the lease, so
+   * the same instance stays the one polling.
+   */
   start(options: { intervalMs: number }): void;
-  /** Stops the interval; resolves once the run in flight, if any, has ended (at its next page boundary, checkpoint saved). */
+  /**
+   * Stops the interval; resolves once the run in flight, if any, has ended
+   * (at its next page boundary, checkpoint saved), and the checkpoint's
+   * lease, if held, is released so that another instance takes over at once.
+   */
   stop(): Promise<void>;
 }
 
@@ -218,6 +239,8 @@ class EventCatchUp implements CatchUpPoller {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The event whose `onEvent` failed last, and how many times in a row (for `maxAttempts`). */
   #failures: { id: string; count: number } | undefined;
+  /** Who this poller is to the checkpoint's lease: random, one per poller. */
+  readonly #owner = crypto.randomUUID();
 
   constructor(reader: EventLogReader, options: CatchUpOptions) {
     if (typeof options?.onEvent !== "function") {
@@ -256,7 +279,12 @@ class EventCatchUp implements CatchUpPoller {
   }
 
   runOnce(): Promise<CatchUpResult> {
-    const run = this.#queue.then(() => this.#run());
+    return this.#enqueue(false);
+  }
+
+  /** A run after the others; one of `start()`'s keeps the lease for the next. */
+  #enqueue(keepLease: boolean): Promise<CatchUpResult> {
+    const run = this.#queue.then(() => this.#run(keepLease));
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -276,7 +304,7 @@ class EventCatchUp implements CatchUpPoller {
     const tick = async () => {
       this.#timer = undefined;
       try {
-        await this.runOnce();
+        await this.#enqueue(true);
       } catch (error) {
         try {
           onError(error);
@@ -302,6 +330,39 @@ class EventCatchUp implements CatchUpPoller {
     } finally {
       this.#stopping = false;
     }
+    // Unreleased (the store unreachable), the lease lapses on its own within leaseSeconds.
+    if (isCheckpointLeaseStore(this.#store)) {
+      await this.#store.release(this.#owner).catch(() => undefined);
+    }
+  }
+
+  /**
+   * One run. With a leased checkpoint: acquire first (another instance
+   * polling: done at once), walk while holding the lease, and release at the
+   * end unless `keepLease` (runs of `start()`, until `stop()`).
+   */
+  async #run(keepLease: boolean): Promise<CatchUpResult> {
+    const store = this.#store;
+    if (!isCheckpointLeaseStore(store)) return this.#walk(undefined);
+    const acquiredAt = Date.now();
+    const fence = await store.acquire(this.#owner);
+    if (fence === null) {
+      return {
+        processed: 0,
+        duplicates: 0,
+        inProgress: 0,
+        checkpoint: await store.load(),
+        leader: false,
+      };
+    }
+    try {
+      return await this.#walk(new LeaseHold(store, this.#owner, fence, acquiredAt));
+    } catch (error) {
+      if (error instanceof LeaseLost) return error.result;
+      throw error;
+    } finally {
+      if (!keepLease) await store.release(this.#owner).catch(() => undefined);
+    }
   }
 
   #hold(page: EventLogPage): EventLogPage {
@@ -312,7 +373,7 @@ class EventCatchUp implements CatchUpPoller {
     return page;
   }
 
-  async #run(): Promise<CatchUpResult> {
+  async #walk(hold: LeaseHold | undefined): Promise<CatchUpResult> {
     const { onGap, dedupe } = this.#options;
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
@@ -328,10 +389,20 @@ class EventCatchUp implements CatchUpPoller {
     let unsaved = false;
     const save = async () => {
       const snapshot = position.snapshot();
-      if (unsaved && snapshot !== null) await this.#store.save(snapshot);
+      if (unsaved && snapshot !== null) {
+        // Fenced: refused once another instance took the lease (the run then ends quietly).
+        await (hold === undefined ? this.#store.save(snapshot) : hold.save(snapshot));
+      }
       unsaved = false;
     };
-    const result = () => ({ processed, duplicates, inProgress, checkpoint: position.snapshot() });
+    const result = (): CatchUpResult => ({
+      processed,
+      duplicates,
+      inProgress,
+      checkpoint: position.snapshot(),
+      leader: true,
+    });
+    hold?.track(result, loaded);
 
     // From the checkpoint's own instant: `created_after` is inclusive, so the
     // events sharing it come again and the ids the checkpoint holds for it
@@ -366,6 +437,7 @@ class EventCatchUp implements CatchUpPoller {
       for (let i = page.results.length - 1; i >= 0; i--) {
         const event = page.results[i] as AnyEvent;
         if (position.covers(event)) continue;
+        await hold?.renew();
         const step = await this.#process(event, dedupe, ttl).catch(async (error: unknown) => {
           // Keep what was done; the failing event comes again next run.
           await save().catch(() => undefined);

@@ -45,6 +45,7 @@ describe("catch-up order and completeness", () => {
       processed: 5_000,
       duplicates: 0,
       inProgress: 0,
+      leader: true,
       checkpoint: {
         created_at: logOldestFirst(mock).at(-1)?.created_at,
         ids_at_created_at: expected.slice(-(5_000 % 7)),

@@ -60,8 +60,8 @@ export interface Observations {
   takeovers: number;
   /** From the SIGKILL of the lease holder to the next fence taken, ms. */
   takeoverTimes: number[];
-  /** Saves refused by the fence. */
-  leaseLost: number;
+  /** Saves the checkpoint store refused, by reason (`taken_over`, `expired`, `backwards`, ...). */
+  savesRefused: Map<string, number>;
   /** Ids claimed and not yet finished by a process when it was SIGKILLed. */
   inFlightAtKill: Set<string>;
   /** Unexpected lines and errors, each naming its process. */
@@ -79,7 +79,7 @@ export class ChaosFleet {
     suppressedByPostgres: 0,
     takeovers: 0,
     takeoverTimes: [],
-    leaseLost: 0,
+    savesRefused: new Map(),
     inFlightAtKill: new Set(),
     errors: [],
   };
@@ -244,9 +244,11 @@ export class ChaosFleet {
       case "a":
         this.#acquired(worker, rest[0] === "null" ? null : Number(rest[0]), Number(rest[1]));
         return;
-      case "lost":
-        o.leaseLost += 1;
+      case "lost": {
+        const reason = rest[0] ?? "";
+        o.savesRefused.set(reason, (o.savesRefused.get(reason) ?? 0) + 1);
         return;
+      }
       default:
         o.errors.push(`${name(worker)}: ${line}`);
     }

@@ -28,8 +28,8 @@
  *   the id done by another (the Postgres layer suppressed a repeat);
  * - receiver: `h <status>` per answer;
  * - poller: `b <id> <t>` / `c <id> <t>` around each `onEvent`; `a <fence> <t>`
- *   when what `acquire` resolves changes (a number, or `null`); `lost <t>` for
- *   a save refused by the fence;
+ *   when what `acquire` resolves changes (a number, or `null`); `lost <reason> <t>`
+ *   for a save the store refused;
  * - `error <text>` for anything unexpected.
  */
 import { writeSync } from "node:fs";
@@ -39,6 +39,7 @@ import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/in
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import type { CheckpointStore } from "../../src/poller/checkpoint.js";
 import {
+  CheckpointLeaseLostError,
   type CheckpointLeaseStore,
   isCheckpointLeaseStore,
 } from "../../src/poller/checkpoint-lease.js";
@@ -204,9 +205,8 @@ function startPoller(
         say(`c ${event.id} ${now()}`);
       }
     },
-    onError: (error) => {
-      if ((error as Error)?.name !== "CheckpointLeaseLostError") say(`error ${describe(error)}`);
-    },
+    // A lease taken over or lapsed ends a run quietly: whatever reaches here is unexpected.
+    onError: (error) => say(`error ${describe(error)}`),
   });
   poller.start({ intervalMs: config.pollIntervalMs });
   return { close: () => poller.stop() };
@@ -236,9 +236,9 @@ function tellLeaseOf(store: CheckpointLeaseStore): CheckpointLeaseStore {
       try {
         await store.save(checkpoint, fence);
       } catch (error) {
-        if ((error as Error)?.name === "CheckpointLeaseLostError") {
+        if (error instanceof CheckpointLeaseLostError) {
           last = undefined;
-          say(`lost ${now()}`);
+          say(`lost ${error.reason} ${now()}`);
         }
         throw error;
       }

@@ -288,7 +288,7 @@ describeWithServers(
         killedLeaseHolders: o.kills.filter((k) => k.leader).length,
         takeovers: o.takeovers,
         maxTakeoverMs: Math.round(Math.max(0, ...o.takeoverTimes)),
-        savesRefusedByFence: o.leaseLost,
+        savesRefused: Object.fromEntries(o.savesRefused),
         deliveriesAnswered: sum(o.statuses),
         answers: Object.fromEntries(o.statuses),
         claims: Object.fromEntries(o.claims),

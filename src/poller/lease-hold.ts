@@ -1,0 +1,72 @@
+/**
+ * One catch-up run's hold on a checkpoint lease: the fence it acquired with,
+ * renewals during the run, fenced saves. A lost lease ends the run quietly
+ * (another instance carries on) by throwing {@link LeaseLost}, which the
+ * poller turns into the run's result.
+ */
+import type { CatchUpResult } from "./catch-up.js";
+import type { Checkpoint } from "./checkpoint.js";
+import { CheckpointLeaseLostError, type CheckpointLeaseStore } from "./checkpoint-lease.js";
+
+/** Thrown through the run when the lease is gone; carries what the run did. */
+export class LeaseLost {
+  constructor(readonly result: CatchUpResult) {}
+}
+
+export class LeaseHold {
+  readonly #store: CheckpointLeaseStore;
+  readonly #owner: string;
+  readonly fence: number;
+  /** When the last renewal (or the acquire) was asked for: the lease runs from then at the latest. */
+  #renewedAt: number;
+  #saved: Checkpoint | null = null;
+  #result: () => CatchUpResult = () => ({
+    processed: 0,
+    duplicates: 0,
+    inProgress: 0,
+    checkpoint: this.#saved,
+    leader: false,
+  });
+
+  constructor(store: CheckpointLeaseStore, owner: string, fence: number, acquiredAt: number) {
+    this.#store = store;
+    this.#owner = owner;
+    this.fence = fence;
+    this.#renewedAt = acquiredAt;
+  }
+
+  /** What the run has done so far, and the checkpoint it started from. */
+  track(result: () => CatchUpResult, loaded: Checkpoint | null): void {
+    this.#result = result;
+    this.#saved = loaded;
+  }
+
+  /** Renews once more than a third of the lease has passed; a lease gone (another fence, or none) ends the run. */
+  async renew(): Promise<void> {
+    const asked = Date.now();
+    if (asked - this.#renewedAt < (this.#store.leaseSeconds * 1000) / 3) return;
+    const fence = await this.#store.acquire(this.#owner);
+    if (fence !== this.fence) this.#lost();
+    this.#renewedAt = asked;
+  }
+
+  /** Saves with the fence; a refusal because the lease is gone ends the run. */
+  async save(checkpoint: Checkpoint): Promise<void> {
+    try {
+      await this.#store.save(checkpoint, this.fence);
+    } catch (error) {
+      if (
+        error instanceof CheckpointLeaseLostError &&
+        (error.reason === "taken_over" || error.reason === "expired")
+      ) {
+        this.#lost();
+      }
+      throw error;
+    }
+    this.#saved = checkpoint;
+  }
+
+  #lost(): never {
+    throw new LeaseLost({ ...this.#result(), checkpoint: this.#saved, leader: false });
+  }
+}
