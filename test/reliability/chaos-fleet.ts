@@ -5,6 +5,7 @@
  * lease (the highest fence seen), of takeovers and of their times.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
 import type { ChaosWorkerConfig } from "./chaos-config.js";
 import type { Span } from "./chaos-invariants.js";
 
@@ -23,6 +24,8 @@ export interface Worker {
   readonly closed: Promise<void>;
   /** Resolves at its `ready` line. */
   readonly ready: Promise<void>;
+  /** Whether its `ready` line came. */
+  isReady: boolean;
   /** The receiver's port, from its `ready` line. */
   port: number | undefined;
   killedAt: number | undefined;
@@ -91,6 +94,10 @@ export class ChaosFleet {
   #leaderPid: number | undefined;
   /** The lease holder was killed at `at` while holding `fence`: the next higher fence is its takeover. */
   #pendingTakeover: { at: number; fence: number } | undefined;
+  /** Every line of every worker, stamped on arrival, when MEDRECORDS_CHAOS_TRACE names a file. */
+  readonly #trace: WriteStream | undefined = process.env.MEDRECORDS_CHAOS_TRACE
+    ? createWriteStream(process.env.MEDRECORDS_CHAOS_TRACE)
+    : undefined;
   readonly #script: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #configOf: (role: Role, slot: number, start: number) => ChaosWorkerConfig;
@@ -135,6 +142,7 @@ export class ChaosFleet {
       ready: new Promise((resolve) => {
         markReady = resolve;
       }),
+      isReady: false,
       port: undefined,
       killedAt: undefined,
       openSpan: undefined,
@@ -142,6 +150,7 @@ export class ChaosFleet {
       stderr: "",
     };
     this.observed.starts += 1;
+    this.#trace?.write(`${wallClock().toFixed(3)} ${name(worker)} spawned\n`);
     this.workers.set(`${role}${slot}`, worker);
     let pending = "";
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
@@ -185,6 +194,9 @@ export class ChaosFleet {
     worker.killedAt = at;
     worker.child.kill("SIGKILL");
     this.observed.kills.push({ role: worker.role, slot: worker.slot, pid: worker.pid, at, leader });
+    this.#trace?.write(
+      `${at.toFixed(3)} ${name(worker)} SIGKILL${leader ? " (lease holder)" : ""}\n`,
+    );
     if (leader) this.#pendingTakeover = { at, fence: this.#maxFence };
     await worker.closed;
     return this.spawn(worker.role, worker.slot, worker.start + 1);
@@ -195,9 +207,11 @@ export class ChaosFleet {
     const all = [...this.workers.values()];
     for (const worker of all) worker.child.kill("SIGTERM");
     await Promise.all(all.map((w) => w.closed));
+    this.#trace?.end();
   }
 
   #line(worker: Worker, line: string, markReady: () => void): void {
+    this.#trace?.write(`${wallClock().toFixed(3)} ${name(worker)} ${line}\n`);
     const [tag = "", ...rest] = line.split(" ");
     const o = this.observed;
     switch (tag) {
@@ -206,6 +220,7 @@ export class ChaosFleet {
           worker.port = Number(rest[0]);
           this.#ports.set(worker.slot, worker.port);
         }
+        worker.isReady = true;
         markReady();
         return;
       case "k": {
