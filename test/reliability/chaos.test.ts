@@ -187,16 +187,23 @@ describeWithServers(
     /**
      * The process to kill: a receiver or a poller, half the poller kills aimed
      * at the lease holder; one that is up (a process still starting would be
-     * killed before it did anything) unless none of its role is.
+     * killed before it did anything) unless none of its role is. Always the
+     * same number of draws, so that the seed replays the same choices.
      */
-    function victim(f: ChaosFleet): Worker {
+    function victim(f: ChaosFleet): Worker | undefined {
       const role: Role = draw() < 0.5 ? "receiver" : "poller";
       const leader = f.leader();
-      if (role === "poller" && draw() < 0.5 && leader?.isReady) return leader;
-      const all = [...f.workers.values()].filter((w) => w.role === role);
+      const aimed = draw() < 0.5;
+      if (role === "poller" && aimed && leader?.isReady && leader.killedAt === undefined) {
+        return leader;
+      }
+      // Not one being killed already (its slot is restarted once).
+      const all = [...f.workers.values()].filter(
+        (w) => w.role === role && w.killedAt === undefined,
+      );
       const up = all.filter((w) => w.isReady);
       const among = up.length > 0 ? up : all;
-      return among[randomInt(draw, 0, among.length - 1)]!;
+      return among[randomInt(draw, 0, among.length - 1)];
     }
 
     it("processes each of 2 000 events once, keeps the checkpoint moving forward and one poller active", async () => {
@@ -238,7 +245,8 @@ describeWithServers(
         if (draw() < 0.5) kills.add(randomInt(draw, 0, BURSTS - 1));
         for (let burst = 0; burst < BURSTS; burst++) {
           emit(perRound / BURSTS);
-          if (kills.has(burst)) restarts.push(f.killAndRestart(victim(f)));
+          const killed = kills.has(burst) ? victim(f) : undefined;
+          if (killed !== undefined) restarts.push(f.killAndRestart(killed));
           await sleep(BURST_GAP_MS);
         }
       }
