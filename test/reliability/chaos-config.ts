@@ -12,6 +12,8 @@ export interface ChaosWorkerConfig {
   redisPrefix: string;
   claimsTable: string;
   effectsTable: string;
+  /** Where the pollers' shared checkpoint lives: a PostgreSQL row, or a Redis hash under `redisPrefix`. */
+  checkpointStore: "postgres" | "redis";
   checkpointTable: string;
   checkpointName: string;
   /** Lease of an in-progress claim, seconds. */
@@ -28,3 +30,6 @@ export interface ChaosWorkerConfig {
 
 /** The Redis hash of effect counts, one field per event id. */
 export const countsKey = (prefix: string) => `${prefix}counts`;
+
+/** The Redis key prefix of the checkpoint, when `checkpointStore` is `"redis"`. */
+export const checkpointPrefix = (prefix: string) => `${prefix}checkpoint:`;

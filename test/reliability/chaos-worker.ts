@@ -35,7 +35,12 @@
 import { writeSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AnyEvent, MedRecords, postgresCheckpointStore } from "../../src/index.js";
+import {
+  type AnyEvent,
+  MedRecords,
+  postgresCheckpointStore,
+  redisCheckpointStore,
+} from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
 import type { CheckpointStore } from "../../src/poller/checkpoint.js";
 import {
@@ -48,7 +53,7 @@ import { redisDedupeStore } from "../../src/stores/redis-dedupe.js";
 import type { DedupeStore } from "../../src/webhooks/dedupe.js";
 import { createWebhookHandler } from "../../src/webhooks/handler.js";
 import { toNodeListener } from "../../src/webhooks/node.js";
-import { type ChaosWorkerConfig, countsKey } from "./chaos-config.js";
+import { type ChaosWorkerConfig, checkpointPrefix, countsKey } from "./chaos-config.js";
 
 /** How long a done claim is remembered: the whole test, with room. */
 const DONE_TTL_SECONDS = 3_600;
@@ -77,6 +82,16 @@ async function main(): Promise<void> {
       leaseSeconds: config.dedupeLeaseSeconds,
     }),
   );
+  const { checkpointName: name, checkpointLeaseSeconds: leaseSeconds } = config;
+  const checkpointStore = () =>
+    config.checkpointStore === "redis"
+      ? redisCheckpointStore({
+          client: redis,
+          name,
+          prefix: checkpointPrefix(config.redisPrefix),
+          leaseSeconds,
+        })
+      : postgresCheckpointStore({ pool, name, table: config.checkpointTable, leaseSeconds });
   const processEvent = async (event: { id: string }) => {
     await redis.hIncrBy(countsKey(config.redisPrefix), event.id, 1);
     const { claimed } = await claims.withClaim(event.id, DONE_TTL_SECONDS, async (client) => {
@@ -91,7 +106,7 @@ async function main(): Promise<void> {
   const stop =
     config.role === "receiver"
       ? await startReceiver(config, dedupe, processEvent)
-      : startPoller(config, pool, dedupe, processEvent);
+      : startPoller(config, checkpointStore(), dedupe, processEvent);
   closers.unshift(stop.close);
   say(`ready ${stop.port ?? ""}`.trimEnd());
 
@@ -182,17 +197,11 @@ async function startReceiver(
 
 function startPoller(
   config: ChaosWorkerConfig,
-  pool: InstanceType<typeof import("pg")["default"]["Pool"]>,
+  store: CheckpointStore,
   dedupe: DedupeStore,
   processEvent: (event: AnyEvent) => Promise<void>,
 ): Running {
   const mr = new MedRecords({ baseUrl: config.baseUrl, maxRetries: 10 });
-  const store = postgresCheckpointStore({
-    pool,
-    name: config.checkpointName,
-    table: config.checkpointTable,
-    leaseSeconds: config.checkpointLeaseSeconds,
-  });
   const poller = mr.events.catchUp({
     checkpoint: tellLease(store),
     dedupe,

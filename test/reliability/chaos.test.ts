@@ -20,7 +20,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Checkpoint, postgresCheckpointStore } from "../../src/index.js";
+import { type Checkpoint, postgresCheckpointStore, redisCheckpointStore } from "../../src/index.js";
 import { randomInt, seededRandom } from "../../src/internal/seeded-random.js";
 import { type MockServer, type MockService, startMockServer } from "../../src/mock/index.js";
 import { bundledScript } from "../helpers/bundle.js";
@@ -35,7 +35,7 @@ import {
   type RedisClient,
   uniqueName,
 } from "../stores/servers.js";
-import { type ChaosWorkerConfig, countsKey } from "./chaos-config.js";
+import { type ChaosWorkerConfig, checkpointPrefix, countsKey } from "./chaos-config.js";
 import { ChaosFleet, type Role, type Worker, wallClock } from "./chaos-fleet.js";
 import { movesBackwards, overlapsAcrossProcesses } from "./chaos-invariants.js";
 
@@ -73,6 +73,12 @@ const SAMPLE_MS = 15;
  */
 const MOCK_CLOCK_BEHIND_MS = 3 * 3_600_000;
 const TOLERANCE_SECONDS = 86_400;
+/**
+ * The pollers' checkpoint: a PostgreSQL row by default (the dedupe store is
+ * Redis's, so both servers carry a lease); MEDRECORDS_CHAOS_CHECKPOINT=redis
+ * runs the same chaos on `redisCheckpointStore`.
+ */
+const CHECKPOINT_STORE = process.env.MEDRECORDS_CHAOS_CHECKPOINT === "redis" ? "redis" : "postgres";
 /** After the last round, how long the fleet may take to finish: a hang, not a timing. */
 const DRAIN_LIMIT_MS = 90_000;
 
@@ -142,6 +148,7 @@ describeWithServers(
           redisPrefix,
           claimsTable,
           effectsTable,
+          checkpointStore: CHECKPOINT_STORE,
           checkpointTable,
           checkpointName,
           dedupeLeaseSeconds: DEDUPE_LEASE_SECONDS,
@@ -217,11 +224,14 @@ describeWithServers(
       server.faults.set({ ...DELIVERY_FAULTS, seed: SEED });
 
       // The sampler: the checkpoint as any reader sees it, every few ms.
-      const reader = postgresCheckpointStore({
-        pool,
-        name: checkpointName,
-        table: checkpointTable,
-      });
+      const reader =
+        CHECKPOINT_STORE === "redis"
+          ? redisCheckpointStore({
+              client: redis,
+              name: checkpointName,
+              prefix: checkpointPrefix(redisPrefix),
+            })
+          : postgresCheckpointStore({ pool, name: checkpointName, table: checkpointTable });
       const backwards: string[] = [];
       let samples = 0;
       let sampling = true;
@@ -293,6 +303,7 @@ describeWithServers(
       const statusChanges = log().filter((e) => e.type === STATUS_CHANGED).length;
       const sum = (m: Map<unknown, number>) => [...m.values()].reduce((a, b) => a + b, 0);
       const figures = {
+        checkpointStore: CHECKPOINT_STORE,
         events: allIds.length,
         kills: o.kills.length,
         killedReceivers: o.kills.filter((k) => k.role === "receiver").length,
