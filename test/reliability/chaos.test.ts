@@ -11,7 +11,8 @@
  * Every process handles an event the same way (see chaos-worker.ts) under
  * the shared two-phase Redis dedupe store: a Redis counter (at least once)
  * and a row written inside `postgresDedupeStore().withClaim` (exactly once).
- * The pollers share one leased `postgresCheckpointStore`.
+ * The pollers share one leased `postgresCheckpointStore` (or
+ * `redisCheckpointStore`, see CHECKPOINT_STORE).
  *
  * Checked: every event's effect is present, no row twice; the checkpoint,
  * sampled every few ms, never moves backwards and ends at the newest event;
