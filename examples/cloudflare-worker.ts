@@ -45,7 +45,7 @@ const WEBHOOK_PATH = "/webhooks/medrecords";
 // without running your code again. This store lives in one isolate, and
 // Cloudflare runs several and recycles them: for once-only processing across
 // all of them, implement `DedupeStore` on a Durable Object or D1 (an atomic
-// insert-if-absent; KV is not atomic).
+// take-if-absent-or-expired lease, then a done mark; KV is not atomic).
 const dedupe = memoryDedupeStore();
 
 type StatusChangedEvent = EventOfType<"retrieval_request.status_changed">;

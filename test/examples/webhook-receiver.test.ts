@@ -97,7 +97,7 @@ describe("examples/webhook-receiver.ts", () => {
 });
 
 describeWithServers(["redis"], "examples/webhook-receiver.ts with REDIS_URL", ({ redis: url }) => {
-  it("claims processed events in Redis", async () => {
+  it("marks processed events done in Redis", async () => {
     const { server, api, receiver, logs } = await start({ REDIS_URL: url });
     expect(logs.at(-1)).toContain("(dedupe: Redis)");
     const rr = await createRetrieval(server as MockServer & MockService, api);
@@ -107,7 +107,7 @@ describeWithServers(["redis"], "examples/webhook-receiver.ts with REDIS_URL", ({
     expect(eventId).toBeDefined();
     const redis = await connectRedis(url);
     try {
-      expect(await redis.get(`medrecords:dedupe:${eventId}`)).toBe("1");
+      expect(await redis.get(`medrecords:dedupe:${eventId}`)).toBe("done");
       await redis.del(`medrecords:dedupe:${eventId}`);
     } finally {
       await redis.quit();

@@ -18,7 +18,7 @@ import { describeWithServers, type Server, serverUrl, uniqueName } from "../stor
 import type { ReceiverConfig } from "./receiver-worker.js";
 
 /** Short, so that the lapse is quick to wait for; longer than a child takes to start. */
-const LEASE_SECONDS = 2;
+const LEASE_SECONDS = 5;
 const SECRET = "whsec_receiver_sigkill";
 
 let script: Promise<string>;

@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MedRecordsError } from "../../src/core/errors.js";
 import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/webhooks/dedupe.js";
 import {
+  createWebhookHandler,
+  type PostgresDedupeStore,
   type PostgresPool,
   type PostgresQueryResult,
   postgresDedupeStore,
   StoreUnavailableError,
+  signWebhook,
 } from "../../src/webhooks/index.js";
 import { freePort } from "../helpers/loopback.js";
 import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
@@ -159,13 +162,16 @@ describeWithServers(
     });
 
     it("a lapsed lease is taken over; the old holder's release leaves the new lease alone", async () => {
-      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.2 });
-      const old = tokenOf(await store.claim("evt_1"));
+      const name = table();
+      // A short lease for the holder that dies; the taker's own lease outlasts the test.
+      const dying = postgresDedupeStore({ pool, table: name, leaseSeconds: 0.2 });
+      const store = postgresDedupeStore({ pool, table: name });
+      const old = tokenOf(await dying.claim("evt_1"));
       expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
       await expect
         .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
         .toBe("claimed");
-      await store.release("evt_1", old);
+      await dying.release("evt_1", old);
       expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
     });
 
@@ -208,8 +214,11 @@ describeWithServers(
     });
 
     it("parallel claims of a lapsed lease: exactly one takes it over", async () => {
-      const store = postgresDedupeStore({ pool, table: table(), leaseSeconds: 0.1 });
-      tokenOf(await store.claim("evt_1"));
+      const name = table();
+      // A short lease for the holder that dies; the takers' own leases outlast the test.
+      const dying = postgresDedupeStore({ pool, table: name, leaseSeconds: 0.1 });
+      const store = postgresDedupeStore({ pool, table: name });
+      tokenOf(await dying.claim("evt_1"));
       await sleep(200);
       const results = await Promise.all(Array.from({ length: 50 }, () => store.claim("evt_1")));
       expect(results.filter((claim) => claim.state === "claimed")).toHaveLength(1);
@@ -259,6 +268,60 @@ describeWithServers(
       } finally {
         await closed.end();
       }
+    });
+
+    it("a database that cannot be reached: the handler answers 503 naming the table, and nothing is marked done", async () => {
+      const name = table("down");
+      const secret = "whsec_postgres_store_down";
+      const body = JSON.stringify({
+        id: "evt_down",
+        type: "retrieval_request.status_changed",
+        created_at: new Date().toISOString(),
+        api_version: "v2",
+        data: {
+          retrieval_request_id: "rr_1",
+          case_id: null,
+          public_updated_at: new Date().toISOString(),
+          status: "processing",
+          stage: "request_sent",
+          action_required_reason: null,
+        },
+      });
+      let calls = 0;
+      const on = {
+        "retrieval_request.status_changed": () => {
+          calls += 1;
+        },
+      };
+      const deliver = async (dedupe: PostgresDedupeStore) => {
+        const errors: unknown[] = [];
+        const handler = createWebhookHandler({
+          secret,
+          on,
+          dedupe,
+          onError: (error) => errors.push(error),
+        });
+        const headers = await signWebhook({ payload: body, secret });
+        const response = await handler(
+          new Request("https://receiver.test/hook", { method: "POST", headers, body }),
+        );
+        return { status: response.status, body: await response.json(), errors };
+      };
+      const closed = postgresPool(`postgres://nobody@127.0.0.1:${await freePort()}/none`, 1);
+      try {
+        const down = await deliver(postgresDedupeStore({ pool: closed, table: name }));
+        expect(down).toMatchObject({ status: 503, body: { error: "store_unavailable" } });
+        expect(down.errors[0]).toBeInstanceOf(StoreUnavailableError);
+        expect((down.errors[0] as Error).message).toContain(
+          `postgresDedupeStore (table "${name}")`,
+        );
+        expect(calls).toBe(0);
+      } finally {
+        await closed.end();
+      }
+      const up = await deliver(postgresDedupeStore({ pool, table: name }));
+      expect(up).toMatchObject({ status: 200, body: { received: true } });
+      expect(calls).toBe(1);
     });
 
     describe("withClaim", () => {

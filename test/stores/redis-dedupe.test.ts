@@ -126,17 +126,16 @@ describeWithServers(["redis"], "redisDedupeStore on a real Redis", ({ redis: url
   });
 
   it("a lapsed lease is taken over; the old holder's release leaves the new lease alone", async () => {
-    const store = redisDedupeStore({
-      client,
-      prefix: `${uniqueName("lapse")}:`,
-      leaseSeconds: 0.2,
-    });
-    const old = tokenOf(await store.claim("evt_1"));
+    const prefix = `${uniqueName("lapse")}:`;
+    // A short lease for the holder that dies; the taker's own lease outlasts the test.
+    const dying = redisDedupeStore({ client, prefix, leaseSeconds: 0.2 });
+    const store = redisDedupeStore({ client, prefix });
+    const old = tokenOf(await dying.claim("evt_1"));
     expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
     await expect
       .poll(async () => (await store.claim("evt_1")).state, { timeout: 3_000, interval: 50 })
       .toBe("claimed");
-    await store.release("evt_1", old);
+    await dying.release("evt_1", old);
     expect(await store.claim("evt_1")).toEqual({ state: "in_progress" });
   });
 

@@ -117,13 +117,20 @@ describeWithServers(["redis"], "two receivers sharing the Redis dedupe store", (
 
     const statuses: number[] = [];
     const post = async (to: string, delivery: (typeof mock.deliveries.inbox)[number]) => {
-      const response = await fetch(to, {
-        method: "POST",
-        headers: delivery.headers,
-        body: delivery.body,
-      });
-      statuses.push(response.status);
-      await response.arrayBuffer();
+      for (;;) {
+        const response = await fetch(to, {
+          method: "POST",
+          headers: delivery.headers,
+          body: delivery.body,
+        });
+        await response.arrayBuffer();
+        // 409: the other instance is processing this event right now; the service retries later.
+        if (response.status !== 409) {
+          statuses.push(response.status);
+          return;
+        }
+        await sleep(20);
+      }
     };
     /** Each delivery to a random instance; some to both at once (a duplicate racing itself). */
     const deliver = (batch: typeof mock.deliveries.inbox) =>
