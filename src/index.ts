@@ -53,7 +53,7 @@ export {
   type CheckpointLeaseStore,
   DEFAULT_CHECKPOINT_LEASE_SECONDS,
 } from "./poller/checkpoint-lease.js";
-export { fileCheckpoint } from "./poller/file-checkpoint.js";
+export { type FileCheckpointOptions, fileCheckpoint } from "./poller/file-checkpoint.js";
 export { type MemoryCheckpointOptions, memoryCheckpoint } from "./poller/memory-checkpoint.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
 export type { Documents } from "./resources/documents.js";

@@ -12,7 +12,7 @@ import {
   memoryCheckpoint,
 } from "../../src/index.js";
 import { CheckpointCursor, compareInstants } from "../../src/poller/checkpoint.js";
-import { tempDir } from "./helpers.js";
+import { tempDir, withoutLease } from "./helpers.js";
 
 const CHECKPOINT: Checkpoint = {
   created_at: "2026-03-01T10:00:00.000Z",
@@ -64,6 +64,10 @@ describe("fileCheckpoint", () => {
       ids_at_created_at: [],
     });
     expect(await readdir(dirname(path))).toEqual(["checkpoint.json"]);
+    // A store used by a poller keeps its lease beside the checkpoint, and nothing else.
+    await store.acquire("owner");
+    await store.release("owner");
+    expect(withoutLease(await readdir(dirname(path)))).toEqual(["checkpoint.json"]);
   });
 
   it("fails loudly on a corrupt file instead of starting over", async () => {
@@ -80,7 +84,7 @@ describe("fileCheckpoint", () => {
     await store.save(CHECKPOINT);
     // Large enough that a write in place would be seen half done.
     const big = (n: number): Checkpoint => ({
-      created_at: new Date(Date.UTC(2026, 2, 1) + n).toISOString(),
+      created_at: new Date(Date.UTC(2026, 2, 2) + n).toISOString(),
       ids_at_created_at: Array.from({ length: 5_000 }, (_, i) => `rr-${n}-${i}`),
     });
     let writing = true;

@@ -82,3 +82,7 @@ export async function tempDir(): Promise<{ path: string; remove: () => Promise<v
 /** What a poller holds in memory and how many pages it fetched. */
 export const statsOf = (poller: CatchUpPoller): CatchUpDiagnostics =>
   (poller as unknown as { [diagnostics]: CatchUpDiagnostics })[diagnostics];
+
+/** A directory listing without the lease versions a `fileCheckpoint` keeps beside its file. */
+export const withoutLease = (names: readonly string[]): string[] =>
+  names.filter((name) => !/\.lease-\d+$/.test(name));

@@ -49,6 +49,11 @@ const FAULTS = { errorRate: 0.3, rateLimitBurst: 3, retryAfterSeconds: 0, dropRa
 const MAX_EFFECTS_PER_ROUND = 90;
 /** Startup and the walk to the oldest page take some 300 ms (more on a busy machine); then processing. */
 const MAX_KILL_DELAY_MS = 800;
+/**
+ * Twenty-one rounds on a busy 2-core machine take some 30 to 40 s, each round
+ * also waiting for its SIGKILLed predecessor's checkpoint lease to lapse.
+ */
+const TEST_TIMEOUT_MS = 120_000;
 /** A round that neither ends nor reaches its kill by then is a hang. */
 const ROUND_TIMEOUT_MS = 20_000;
 
@@ -243,7 +248,9 @@ describe("the catch-up poller SIGKILLed 20 times over 2 000 events, under faults
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("without a dedupe store: every event processed at least once, and pinned kills cost duplicates", async () => {
+  it("without a dedupe store: every event processed at least once, and pinned kills cost duplicates", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
     const effectsFile = join(dir, "effects.log");
     const rounds = await catchUpUnderKills({ kind: "file", effectsFile }, dir);
 
@@ -287,7 +294,9 @@ describeWithServers(
       await rm(dir, { recursive: true, force: true });
     });
 
-    it("claim and effect commit together: every event processed exactly once", async () => {
+    it("claim and effect commit together: every event processed exactly once", {
+      timeout: TEST_TIMEOUT_MS,
+    }, async () => {
       const rounds = await catchUpUnderKills({ kind: "postgres", claimsTable, effectsTable }, dir);
 
       const { rows } = await pool.query<{ event_id: string; pid: number }>(

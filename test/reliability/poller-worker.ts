@@ -42,6 +42,9 @@ interface PostgresMode {
   effectsTable: string;
 }
 
+/** The checkpoint's lease: the longest a round waits for its SIGKILLed predecessor's to lapse. */
+const LEASE_SECONDS = 0.1;
+
 const say = (line: string) => void writeSync(1, `${line}\n`);
 
 function pause(id: string): never {
@@ -104,13 +107,19 @@ async function main(): Promise<void> {
   }
 
   const poller = mr.events.catchUp({
-    checkpoint: fileCheckpoint(config.checkpointFile),
+    // The killed predecessor's lease is never released: a short one keeps each round's wait short.
+    checkpoint: fileCheckpoint(config.checkpointFile, { leaseSeconds: LEASE_SECONDS }),
     pageSize: config.pageSize,
     onEvent,
   });
   for (;;) {
     try {
       const result = await poller.runOnce();
+      if (!result.leader) {
+        // The previous round's process holds the lease until it lapses.
+        await new Promise((resolve) => setTimeout(resolve, LEASE_SECONDS * 250));
+        continue;
+      }
       say(`done ${JSON.stringify({ processed: result.processed, effects })}`);
       break;
     } catch (error) {
