@@ -31,7 +31,7 @@ export interface Worker {
   killedAt: number | undefined;
   /** The `onEvent` under way (poller): its event and start. */
   openSpan: { id: string; start: number } | undefined;
-  /** Ids it claimed (state `claimed`) and had not yet written an effect line for. */
+  /** Ids it claimed (state `claimed`) and had not yet completed or released. */
   readonly inFlight: Set<string>;
   stderr: string;
 }
@@ -65,7 +65,7 @@ export interface Observations {
   takeoverTimes: number[];
   /** Saves the checkpoint store refused, by reason (`taken_over`, `expired`, `backwards`, ...). */
   savesRefused: Map<string, number>;
-  /** Ids claimed and not yet finished by a process when it was SIGKILLed. */
+  /** Ids claimed and not yet completed or released by a process when it was SIGKILLed. */
   inFlightAtKill: Set<string>;
   /** Unexpected lines and errors, each naming its process. */
   errors: string[];
@@ -229,10 +229,12 @@ export class ChaosFleet {
         if (state === "claimed") worker.inFlight.add(id);
         return;
       }
+      case "done":
+      case "released":
+        worker.inFlight.delete(rest[0] ?? "");
+        return;
       case "e":
       case "s": {
-        const id = rest[0] ?? "";
-        worker.inFlight.delete(id);
         if (tag === "e") o.effects.set(worker.role, (o.effects.get(worker.role) ?? 0) + 1);
         else o.suppressedByPostgres += 1;
         return;

@@ -23,7 +23,8 @@
  * any kill; `<t>` is the wall clock in ms with a fraction, comparable across
  * the processes of one machine:
  * - `ready [<port>]`: listening, on that port (receiver), or started (poller);
- * - `k <state> <id>`: what the dedupe store's `claim` found;
+ * - `k <state> <id>`: what the dedupe store's `claim` found; `done <id>`,
+ *   `released <id>`: the claim completed or given up;
  * - `e <id>`: this process's effects row committed; `s <id>`: `withClaim` found
  *   the id done by another (the Postgres layer suppressed a repeat);
  * - receiver: `h <status>` per answer;
@@ -126,7 +127,7 @@ interface Running {
   close(): Promise<unknown>;
 }
 
-/** The store, telling each claim's outcome on stdout. */
+/** The store, telling on stdout what each claim found and how it ended. */
 function tellClaims(store: DedupeStore): DedupeStore {
   return {
     async claim(id) {
@@ -134,8 +135,14 @@ function tellClaims(store: DedupeStore): DedupeStore {
       say(`k ${claim.state} ${id}`);
       return claim;
     },
-    complete: (id, token, ttlSeconds) => store.complete(id, token, ttlSeconds),
-    release: (id, token) => store.release(id, token),
+    async complete(id, token, ttlSeconds) {
+      await store.complete(id, token, ttlSeconds);
+      say(`done ${id}`);
+    },
+    async release(id, token) {
+      await store.release(id, token);
+      say(`released ${id}`);
+    },
   };
 }
 

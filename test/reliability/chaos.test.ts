@@ -326,7 +326,7 @@ describeWithServers(
         // repeat means a lease lapsed under a live process (a stall longer than the lease).
         redisCounterRepeats: repeated.length,
         inFlightAtKills: o.inFlightAtKill.size,
-        repeatsNotInFlightAtAKill: repeated.filter((id) => !o.inFlightAtKill.has(id)).length,
+        repeatsNotInFlightAtAKill: repeated.filter((id) => !o.inFlightAtKill.has(id)),
         checkpointSamples: samples,
         roundsMs: Math.round(roundsEnded - began),
         drainMs: Math.round(drainedAt - roundsEnded),
