@@ -50,20 +50,30 @@ export class LeaseHold {
     this.#renewedAt = asked;
   }
 
-  /** Saves with the fence; a refusal because the lease is gone ends the run. */
+  /**
+   * Saves with the fence; a refusal because the lease is gone ends the run.
+   * A lease that merely lapsed (this process stalled past it) is taken again
+   * first: the same fence back means nobody held it meanwhile, so the save
+   * is still this holder's to make.
+   */
   async save(checkpoint: Checkpoint): Promise<void> {
-    try {
-      await this.#store.save(checkpoint, this.fence);
-    } catch (error) {
-      if (
-        error instanceof CheckpointLeaseLostError &&
-        (error.reason === "taken_over" || error.reason === "expired")
-      ) {
-        this.#lost();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#store.save(checkpoint, this.fence);
+        this.#saved = checkpoint;
+        return;
+      } catch (error) {
+        if (!(error instanceof CheckpointLeaseLostError)) throw error;
+        if (error.reason === "expired" && attempt === 1) {
+          const asked = Date.now();
+          if ((await this.#store.acquire(this.#owner)) !== this.fence) this.#lost();
+          this.#renewedAt = asked;
+          continue;
+        }
+        if (error.reason === "taken_over" || error.reason === "expired") this.#lost();
+        throw error;
       }
-      throw error;
     }
-    this.#saved = checkpoint;
   }
 
   #lost(): never {

@@ -106,6 +106,25 @@ describe("catch-up pollers sharing one leased checkpoint", () => {
     expect(results).toEqual([false, false, false, false, false]);
   });
 
+  it("a run that stalled past its lease, with nobody taking over, takes it back and saves", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { mock, mr } = setup();
+    emitMany(mock, 3);
+    const checkpoint = memoryCheckpoint();
+    let seen = 0;
+    const a = mr.events.catchUp({
+      checkpoint,
+      onEvent: () => {
+        // The last event of the page stalls past the lease: the page's save finds it lapsed.
+        if (++seen === 3) vi.setSystemTime(Date.now() + DEFAULT_CHECKPOINT_LEASE_SECONDS * 1000);
+      },
+    });
+    const result = await a.runOnce();
+    expect(result).toMatchObject({ processed: 3, leader: true });
+    expect(await checkpoint.load()).toEqual(result.checkpoint);
+    expect(result.checkpoint?.ids_at_created_at).toEqual([idsOf(logOldestFirst(mock)).at(-1)]);
+  });
+
   it("works as before with a plain store of one's own (no acquire): always the leader", async () => {
     const { mock, mr } = setup();
     emitMany(mock, 3);

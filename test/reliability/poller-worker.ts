@@ -43,7 +43,7 @@ interface PostgresMode {
 }
 
 /** The checkpoint's lease: the longest a round waits for its SIGKILLed predecessor's to lapse. */
-const LEASE_SECONDS = 0.1;
+const LEASE_SECONDS = 0.25;
 
 const say = (line: string) => void writeSync(1, `${line}\n`);
 
