@@ -66,10 +66,19 @@ const describe = (error: unknown) =>
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? "") as ChaosWorkerConfig;
+  // First, so that a SIGTERM while starting ends the process cleanly too (exit 0).
+  const closers: Array<() => Promise<unknown>> = [];
+  process.once("SIGTERM", () => {
+    void (async () => {
+      for (const close of closers) await close().catch((error) => say(`error ${describe(error)}`));
+      process.exit(0);
+    })();
+  });
   const [{ default: pg }, { createClient }] = await Promise.all([import("pg"), import("redis")]);
   const pool = new pg.Pool({ connectionString: process.env.MEDRECORDS_TEST_POSTGRES_URL, max: 4 });
+  closers.push(() => pool.end());
   const redis = await createClient({ url: process.env.MEDRECORDS_TEST_REDIS_URL }).connect();
-  const closers: Array<() => Promise<unknown>> = [() => redis.quit(), () => pool.end()];
+  closers.unshift(() => redis.quit());
 
   const claims = postgresDedupeStore({
     pool,
@@ -84,7 +93,7 @@ async function main(): Promise<void> {
     }),
   );
   const { checkpointName: name, checkpointLeaseSeconds: leaseSeconds } = config;
-  const checkpointStore = () =>
+  const checkpoint =
     config.checkpointStore === "redis"
       ? redisCheckpointStore({
           client: redis,
@@ -104,19 +113,12 @@ async function main(): Promise<void> {
     say(`${claimed ? "e" : "s"} ${event.id}`);
   };
 
-  const stop =
+  const running =
     config.role === "receiver"
       ? await startReceiver(config, dedupe, processEvent)
-      : startPoller(config, checkpointStore(), dedupe, processEvent);
-  closers.unshift(stop.close);
-  say(`ready ${stop.port ?? ""}`.trimEnd());
-
-  process.once("SIGTERM", () => {
-    void (async () => {
-      for (const close of closers) await close().catch((error) => say(`error ${describe(error)}`));
-      process.exit(0);
-    })();
-  });
+      : startPoller(config, checkpoint, dedupe, processEvent);
+  closers.unshift(running.close);
+  say(`ready ${running.port ?? ""}`.trimEnd());
 }
 
 /** A started receiver or poller. */
