@@ -298,6 +298,9 @@ describeWithServers(
       const { rows } = await pool.query<{ event_id: string; n: number }>(
         `SELECT event_id, count(*)::int AS n FROM ${effectsTable} GROUP BY event_id`,
       );
+      const { rows: byRole } = await pool.query<{ role: string; n: number }>(
+        `SELECT role, count(*)::int AS n FROM ${effectsTable} GROUP BY role`,
+      );
       const counts = await redis.hGetAll(countsKey(redisPrefix));
       const repeated = Object.keys(counts).filter((id) => Number(counts[id]) > 1);
       const overlaps = overlapsAcrossProcesses(o.spans);
@@ -321,7 +324,7 @@ describeWithServers(
           inProgressTurnedAway: o.claims.get("in_progress") ?? 0,
           byPostgresWithClaim: o.suppressedByPostgres,
         },
-        effectsBy: Object.fromEntries(o.effects),
+        effectRowsBy: Object.fromEntries(byRole.map((r) => [r.role, r.n])),
         // At least once: an event in flight at a killed process may count twice; any other
         // repeat means a lease lapsed under a live process (a stall longer than the lease).
         redisCounterRepeats: repeated.length,
