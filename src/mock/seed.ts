@@ -9,7 +9,7 @@
  */
 import * as z from "zod";
 import type { Case } from "../schemas/cases.js";
-import { CaseStatus, makeCaseCreate } from "../schemas/cases.js";
+import { type CaseCreate, CaseStatus, makeCaseCreate } from "../schemas/cases.js";
 import {
   ACTION_REQUIRED_REASONS,
   FINAL_RETRIEVAL_STATUSES,
@@ -70,15 +70,16 @@ export interface MockSeedOptions {
 }
 
 /** Fields of `mock.seed.case(fields)`: those of case creation, all optional, and any case status. */
-export type MockSeedCase = Partial<Omit<z.input<typeof CaseFields>, "status">> & {
+export type MockSeedCase = Partial<Omit<CaseCreate, "status">> & {
   /** @default "active" */
   status?: CaseStatus;
 };
 
 /** What `mock.seed.retrievalRequest(input)` puts in place. */
 export interface MockSeedRetrievalRequest {
-  /** An existing case. @default a new case, {@link SEED_DEFAULT_CASE} */
+  /** An existing case. @default a new case titled "Seeded v. Placeholder" for the fictional "Seeded Client" */
   case_id?: string;
+  /** The status to put the request in; the other fields must agree with it. */
   status: RetrievalStatusValue;
   /** Must be `completed` / `cancelled` for those statuses, and neither for the others. @default by status: intake, provider_processing, provider_processing, completed, cancelled */
   stage?: RetrievalStageValue;
@@ -90,6 +91,7 @@ export interface MockSeedRetrievalRequest {
    * with a PDF. @default none: `pending_action_request` is null
    */
   pending_action_request?: {
+    /** What the provider asks for, as the action request's `message`. */
     message: string;
     /** @default requires_pdf */
     requires_attachment?: boolean;
@@ -99,7 +101,14 @@ export interface MockSeedRetrievalRequest {
   /** Number of record files released (`record-1.pdf`, ...), downloadable. @default 0 */
   records?: number;
   /** Invoices listed, each downloadable when `ready`. @default [] */
-  invoices?: readonly { ready: boolean; amount?: number | null; records_fee?: number | null }[];
+  invoices?: readonly {
+    /** Whether the invoice can be downloaded yet (a ready invoice is announced by documents_available). */
+    ready: boolean;
+    /** The invoice's amount, added to `costs.invoice_total`. @default null */
+    amount?: number | null;
+    /** The records fee it bills, set as `costs.records_fee`. @default null */
+    records_fee?: number | null;
+  }[];
   /** @default null */
   external_id?: string | null;
   /** A facility of the directory. @default the first of MOCK_FACILITIES */

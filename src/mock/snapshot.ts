@@ -20,6 +20,7 @@ const SNAPSHOT = Symbol("medrecords.mock.snapshot");
 
 /** An opaque saved state of a mock, for `mock.restore()`. Restorable only on the mock that made it. */
 export interface MockSnapshot {
+  /** Brands the value as a snapshot; its content is private to the mock that made it. */
   readonly [SNAPSHOT]: true;
 }
 

@@ -9,8 +9,11 @@ import { type Canary, PHI_CANARIES } from "./fictional-clients.js";
 
 /** A request the application sent elsewhere than the API, as `captureLeaks` records it. */
 export interface CapturedRequest {
+  /** The HTTP method, upper case. */
   method: string;
+  /** The absolute address the request went to. */
   url: string;
+  /** Its headers, names lower case. */
   headers: Record<string, string>;
   /** The body as text; empty when none. */
   body: string;

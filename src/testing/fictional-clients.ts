@@ -8,16 +8,23 @@
 
 /** One fictional client: the PHI fields of a case. */
 export interface FictionalClient {
+  /** The case title, e.g. "Canary v. ...". */
   readonly title: string;
+  /** The client's full name. */
   readonly client_name: string;
   /** `YYYY-MM-DD`. */
   readonly client_date_of_birth: string;
+  /** An address under a reserved test domain. */
   readonly client_email: string;
+  /** A fictional phone number. */
   readonly client_phone: string;
+  /** A fictional postal address. */
   readonly client_address: string;
+  /** The case description. */
   readonly description: string;
   /** `YYYY-MM-DD`, in the past. */
   readonly date_of_injury: string;
+  /** The firm's own identifier of the case. */
   readonly external_id: string;
 }
 
@@ -62,6 +69,7 @@ export const FICTIONAL_CLIENTS: readonly FictionalClient[] = Object.freeze([
 export interface Canary {
   /** Which client and field, e.g. `FICTIONAL_CLIENTS[0].client_name`: safe to print. */
   readonly kind: string;
+  /** The canary itself: a value that must never appear outside the API. */
   readonly value: string;
 }
 

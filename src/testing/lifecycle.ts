@@ -12,20 +12,23 @@ import type { Scope } from "../mock/model/api-keys.js";
 import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
 import type { MockSnapshot } from "../mock/snapshot.js";
 
-type Hook = (fn: () => unknown) => void;
-
 /** The runner's hooks: `{ beforeAll, afterAll, afterEach }` from "vitest" or Jest's globals. */
 export interface TestHooks {
-  beforeAll: Hook;
-  afterAll: Hook;
-  afterEach: Hook;
+  /** Runs `fn` once before the suite's tests: the mock starts there. */
+  beforeAll: (fn: () => unknown) => void;
+  /** Runs `fn` once after them: the mock closes there. */
+  afterAll: (fn: () => unknown) => void;
+  /** Runs `fn` after each test: the baseline is restored there. */
+  afterEach: (fn: () => unknown) => void;
 }
 
 /** What `useMockService` needs of an msw `setupServer(...)` result (msw 2 and 3 alike). */
 export interface MswServerLike {
   /** msw 2 takes `{ onUnhandledRequest }`, msw 3 `{ onUnhandledFrame }`: typed loosely for both. */
   listen(...options: never[]): void;
+  /** Drops handlers a test added with `server.use(...)`. */
   resetHandlers(): void;
+  /** Stops intercepting. */
   close(): void;
 }
 

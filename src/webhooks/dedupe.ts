@@ -1,3 +1,20 @@
+/** What `claim` found. */
+export type DedupeClaim =
+  | {
+      /** This caller holds the in-progress lease: process, then `complete` or `release` with `token`. */
+      state: "claimed";
+      /** Identifies this lease to `complete` and `release`, so that a lease that lapsed and was taken by another is never released by its old holder. */
+      token: string;
+    }
+  | {
+      /** Another caller holds a live lease: the webhook handler answers 409, the poller's run stops before the event. */
+      state: "in_progress";
+    }
+  | {
+      /** Processed already: a duplicate, acknowledged without processing. */
+      state: "done";
+    };
+
 /**
  * Remembers which event ids are being processed and which were processed, so
  * that a delivery that arrives twice (spec, Delivery rule 7) is processed once,
@@ -67,15 +84,6 @@
  * };
  * // Purge rows past expires_at now and then; a claim takes an expired row again either way.
  */
-/** What `claim` found. */
-export type DedupeClaim =
-  /** This caller holds the in-progress lease: process, then `complete` or `release` with `token`. */
-  | { state: "claimed"; token: string }
-  /** Another caller holds a live lease: the webhook handler answers 409, the poller's run stops before the event. */
-  | { state: "in_progress" }
-  /** Processed already: a duplicate, acknowledged without processing. */
-  | { state: "done" };
-
 export interface DedupeStore {
   /**
    * Atomically takes an in-progress lease on `id` for the store's
