@@ -38,6 +38,8 @@ const SUITES = [
   "pagination",
   "poller",
   "mock-http",
+  "mock-snapshot",
+  "listen",
   "bundle-size",
 ] as const;
 

@@ -1,0 +1,86 @@
+/**
+ * The forwarder of `medrecords listen` (src/cli/webhook-forwarder.ts): each
+ * attempt's timeout, and that an attempt once answered keeps nothing alive,
+ * so a backlog forwarded at hundreds of events a second holds a bounded heap.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createForwarder } from "../../src/cli/webhook-forwarder.js";
+import type { AnyEvent } from "../../src/schemas/event-list.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../../src/schemas/webhooks.js";
+import { STATUS_CHANGED } from "../helpers/events.js";
+import { type Answer, scriptedFetch } from "../helpers/scripted-fetch.js";
+
+const event = {
+  id: "evt_1",
+  type: STATUS_CHANGED,
+  created_at: "2026-03-01T09:00:00.000Z",
+  data: { retrieval_request_id: "rr_1", status: "processing" },
+} as unknown as AnyEvent;
+
+/** Lets pending I/O callbacks and promise chains run (setImmediate is not faked). */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function forwarder(answers: Answer[], signal = new AbortController().signal) {
+  const { fetch, seen } = scriptedFetch(answers);
+  const signals: AbortSignal[] = [];
+  const lines: string[] = [];
+  const forward = createForwarder({
+    url: "http://127.0.0.1:3000/webhooks",
+    secret: "whsec_test",
+    retryDelaysMs: [],
+    print: async (line) => {
+      lines.push(line);
+    },
+    signal,
+    onFatal: () => undefined,
+    fetch: (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    },
+  });
+  return { forward, seen, signals, lines };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("webhook forwarder", () => {
+  it("times an unanswered attempt out at the delivery timeout, not a millisecond before, and leaves no timer after", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { forward, seen, lines } = forwarder(["hang"]);
+    const delivery = forward.deliver(event);
+    while (seen.length === 0) await settle();
+
+    await vi.advanceTimersByTimeAsync(WEBHOOK_DELIVERY_TIMEOUT_MS - 1);
+    await settle();
+    expect(lines).toEqual([]);
+
+    await vi.advanceTimersByTimeAsync(1);
+    await settle();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/ {2}evt_1 {2}timeout {2}/);
+    await delivery;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("unhooks an answered attempt from the command's signal, which still ends an attempt in flight", async () => {
+    const command = new AbortController();
+    const { forward, signals } = forwarder(
+      [new Response(null, { status: 200 }), "hang"],
+      command.signal,
+    );
+    await forward.deliver(event);
+    const inFlight = forward.deliver({ ...event, id: "evt_2" } as AnyEvent);
+    await vi.waitFor(() => expect(signals).toHaveLength(2));
+
+    const stop = new Error("stopped");
+    command.abort(stop);
+    await expect(inFlight).rejects.toBe(stop);
+    expect(signals[1]?.aborted).toBe(true);
+    // The answered attempt's signal was released from the command's: nothing of it is kept alive by it.
+    expect(signals[0]?.aborted).toBe(false);
+  });
+});
