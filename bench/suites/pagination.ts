@@ -95,11 +95,11 @@ export const run: Suite = async ({ quick }) => {
         subject: { label: "for await of events.list()", value: median(sdk), unit: "events/s" },
         baseline: { label: "fetch + json() loop", value: median(fetch), unit: "events/s" },
         ratio: ratioOf(sdk, fetch),
-        target: 0.8,
+        target: 0.85,
         note:
           `Client CPU per page: ${cpuPerPage(runs.sdk, events)} ms (SDK: ky, one Request and Response per ` +
           `attempt, the async iterator) vs ${cpuPerPage(runs.fetch, events)} ms; the rest of a page's time ` +
-          `is the server's. Seeding the log took ${server.seedSeconds.toFixed(1)} s (not timed).`,
+          `is the server's, which both walks wait on alike (the client's per-call work is profiled under Client call overhead). Seeding the log took ${server.seedSeconds.toFixed(1)} s (not timed).`,
       },
       {
         group,

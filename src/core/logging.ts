@@ -64,8 +64,12 @@ export class RequestLog {
     this.#rank = LOG_LEVELS.indexOf(this.level);
   }
 
+  /** Whether lines of `level` are written: checked before a line is built, on every attempt. */
+  #allows(level: Exclude<LogLevel, "off">): boolean {
+    return LOG_LEVELS.indexOf(level) <= this.#rank;
+  }
+
   #write(level: Exclude<LogLevel, "off">, line: string, fields: RequestInfo | ResponseInfo): void {
-    if (LOG_LEVELS.indexOf(level) > this.#rank) return;
     const method = this.#logger[level] as
       | ((m: string, f?: RequestInfo | ResponseInfo) => void)
       | undefined;
@@ -77,6 +81,7 @@ export class RequestLog {
 
   /** An attempt is about to be sent. */
   sending(info: RequestInfo): void {
+    if (!this.#allows("debug")) return;
     this.#write(
       "debug",
       `medrecords: ${info.method} ${info.path} sending (attempt ${info.attempt})`,
@@ -86,6 +91,7 @@ export class RequestLog {
 
   /** An attempt failed and another follows. */
   retrying(fields: ResponseInfo): void {
+    if (!this.#allows("warn")) return;
     this.#write("warn", `${describeOutcome(fields)}; retrying`, fields);
   }
 
@@ -99,6 +105,7 @@ export class RequestLog {
     const { status } = fields;
     const level =
       status === undefined || status >= 500 ? "error" : status === 429 ? "warn" : "info";
+    if (!this.#allows(level)) return;
     this.#write(level, describeOutcome(fields, elapsedMs), { ...fields, elapsedMs });
   }
 }

@@ -1,6 +1,17 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
+import ky, {
+  isHTTPError,
+  isNetworkError,
+  isTimeoutError,
+  type Options as KyOptions,
+  type RetryOptions,
+} from "ky";
 import type { z } from "zod";
-import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
+import {
+  EMPTY_BODY,
+  type HttpMethod,
+  type Operation,
+  type PathParamsOf,
+} from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
 import { proxyConfigured } from "../internal/proxy-env.js";
@@ -114,6 +125,10 @@ export class Core {
   /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
   readonly log: RequestLog;
   readonly #apiKey: string;
+  /** The headers of a call that adds none of its own; ky copies them before use. */
+  readonly #headers: Readonly<Record<string, string>>;
+  /** The retry policy at the client's `maxRetries`, for reads and for writes. */
+  readonly #retry: { readonly idempotent: RetryOptions; readonly write: RetryOptions };
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
@@ -162,6 +177,30 @@ export class Core {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       validateResponses: options.validateResponses ?? false,
     };
+    this.#headers = this.#headersWith(undefined, undefined);
+    this.#retry = {
+      idempotent: this.#retryPolicy(this.options.maxRetries, true),
+      write: this.#retryPolicy(this.options.maxRetries, false),
+    };
+  }
+
+  /** Every API request's headers: `extra` (the call's own, then trace context) over the client's defaults; the key last. */
+  #headersWith(
+    own: Record<string, string> | undefined,
+    trace: Record<string, string> | undefined,
+  ): Record<string, string> {
+    return {
+      accept: "application/json",
+      ...(this.userAgent === undefined ? {} : { "user-agent": this.userAgent }),
+      ...this.options.defaultHeaders,
+      ...own,
+      ...trace,
+      authorization: `Bearer ${this.#apiKey}`,
+    };
+  }
+
+  #retryPolicy(maxRetries: number, idempotent: boolean): RetryOptions {
+    return retryPolicy({ maxRetries, maxRetryAfterMs: this.options.maxRetryAfterMs, idempotent });
   }
 
   /**
@@ -174,7 +213,8 @@ export class Core {
 
   /** Replaces every occurrence of the key, in case a message ever carried it. */
   redact(text: string): string {
-    return text.split(this.#apiKey).join("[redacted]");
+    // The usual case (every request id) holds no key: no split, no copy.
+    return text.includes(this.#apiKey) ? text.replaceAll(this.#apiKey, "[redacted]") : text;
   }
 
   /** `X-Request-Id` with the key replaced, should a server or proxy reflect it there: it is logged. */
@@ -293,52 +333,41 @@ export class Core {
     options: RequestOptions,
     span?: CallSpan,
   ) {
-    const where = describeOperation(op);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      ...(this.userAgent === undefined ? {} : { "user-agent": this.userAgent }),
-      ...this.options.defaultHeaders,
-      ...options.headers,
-      ...span?.headers,
-      authorization: `Bearer ${this.#apiKey}`,
-    };
-    const outcomes = new AttemptOutcomes(op.method);
+    const attempts = new Attempts(op.method);
     const started = performance.now();
-    const attempts: AttemptLog = { last: undefined };
+    const request: KyOptions = {
+      method: op.method,
+      headers:
+        options.headers === undefined && span === undefined
+          ? this.#headers
+          : this.#headersWith(options.headers, span?.headers),
+      timeout: timeoutMs,
+      // Never followed: a redirect would resend the body (307/308) to
+      // wherever it points, and take that origin's answer for the API's.
+      redirect: "manual",
+      retry:
+        options.maxRetries === undefined
+          ? op.idempotent
+            ? this.#retry.idempotent
+            : this.#retry.write
+          : this.#retryPolicy(options.maxRetries, op.idempotent),
+      fetch: this.#instrumentedFetch(op, attempts, span),
+    };
+    // Only what is set: ky merges and copies every option it is given, on every call.
+    if (given !== undefined) request.json = body;
+    if (deadlineMs !== undefined) request.totalTimeout = deadlineMs;
+    if (options.signal !== undefined) request.signal = options.signal;
     let response: Response;
     try {
-      response = await ky(url, {
-        method: op.method,
-        headers,
-        json: given === undefined ? undefined : body,
-        timeout: timeoutMs,
-        totalTimeout: deadlineMs ?? false,
-        signal: options.signal,
-        // Never followed: a redirect would resend the body (307/308) to
-        // wherever it points, and take that origin's answer for the API's.
-        redirect: "manual",
-        retry: retryPolicy({
-          maxRetries: options.maxRetries ?? this.options.maxRetries,
-          maxRetryAfterMs: this.options.maxRetryAfterMs,
-          idempotent: op.idempotent,
-        }),
-        fetch: this.#instrumentedFetch(op, outcomes, attempts, span),
-        hooks: {
-          beforeRetry: [
-            () => {
-              if (attempts.last) this.log.retrying(attempts.last);
-            },
-          ],
-        },
-      });
+      response = await ky(url, request);
     } catch (error) {
       // The caller's own signal ends the call with its reason, as fetch does:
       // `AbortSignal.timeout()` aborts with a DOMException also named
       // "TimeoutError", which ky's name-based guard would take for its own.
       if (options.signal?.aborted) throw options.signal.reason;
-      const mapped = this.#mapError(error, where, timeoutMs, outcomes);
+      const mapped = this.#mapError(error, describeOperation(op), timeoutMs, attempts.outcomes);
       const last = attempts.last;
       if (last !== undefined && mapped instanceof MedRecordsError) {
         // A timeout or deadline may end the call after an answered attempt: the line says why it ended.
@@ -350,59 +379,59 @@ export class Core {
       }
       throw mapped;
     }
-    if (attempts.last) this.log.ended(attempts.last, Math.round(performance.now() - started));
+    const last = attempts.last;
+    if (last) this.log.ended(last, Math.round(performance.now() - started));
+    // The last attempt's answer is the response ky resolved with: its id was read once already.
+    const requestId = last?.requestId;
     const data = await parseBody(response);
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
       if (!result.success) {
         const issues = toIssues(result.error);
         throw new ResponseValidationError(
-          `Response of ${where} does not match the spec: ${describeIssues(issues)}`,
+          `Response of ${describeOperation(op)} does not match the spec: ${describeIssues(issues)}`,
           issues,
         );
       }
-      return { data: result.data, response, requestId: this.#requestId(response) };
+      return { data: result.data, response, requestId };
     }
-    return { data, response, requestId: this.#requestId(response) };
+    return { data, response, requestId };
   }
 
   /**
    * Counts attempts and reports each one without bodies, queries or headers;
-   * records in `outcomes` whether each may have been carried out; and drops
+   * records in `attempts` whether each may have been carried out; and drops
    * the key from any request that would leave `baseUrl`'s origin.
    */
-  #instrumentedFetch(
-    op: Operation,
-    outcomes: AttemptOutcomes,
-    attempts: AttemptLog,
-    span?: CallSpan,
-  ): typeof fetch {
-    const { hooks } = this.options;
-    let attempt = 0;
-    let lastStatus: number | undefined;
+  #instrumentedFetch(op: Operation, attempts: Attempts, span?: CallSpan): typeof fetch {
+    const { hooks, fetchOptions } = this.options;
     return async (input, init) => {
-      attempt++;
-      if (attempt > 1) span?.retry(attempt, lastStatus);
+      const attempt = ++attempts.count;
+      if (attempt > 1) {
+        // Here rather than in a ky `beforeRetry` hook: the same moment (after the
+        // backoff, just before the next attempt) without a hook built per call.
+        if (attempts.last) this.log.retrying(attempts.last);
+        span?.retry(attempt, attempts.last?.status);
+      }
       const request = input instanceof Request ? input : new Request(input, init);
       if (!sameOrigin(request.url, this.origin)) request.headers.delete("authorization");
       const info = { method: op.method, path: op.path, attempt };
       hooks?.onRequest?.(info);
       this.log.sending(info);
       const started = performance.now();
-      outcomes.started();
+      attempts.outcomes.started();
       const report = (fields: ResponseInfo) => {
-        lastStatus = fields.status;
         attempts.last = fields;
         hooks?.onResponse?.(fields);
       };
       try {
         const response = await readWhole(
           await this.fetch(request, {
-            ...this.options.fetchOptions,
+            ...fetchOptions,
             ...(input instanceof Request ? init : undefined),
           }),
         );
-        outcomes.answered(response.status);
+        attempts.outcomes.answered(response.status);
         report({
           ...info,
           status: response.status,
@@ -411,7 +440,7 @@ export class Core {
         });
         return response;
       } catch (error) {
-        outcomes.failed(error);
+        attempts.outcomes.failed(error);
         report({
           ...info,
           status: undefined,
@@ -473,9 +502,16 @@ export class Core {
   }
 }
 
-/** The last attempt of a call, for its log lines. */
-interface AttemptLog {
-  last: ResponseInfo | undefined;
+/** The attempts of one call so far: how many, the last one's report, and whether any may have acted. */
+class Attempts {
+  count = 0;
+  /** The last attempt's report, for the call's log lines and its request id. */
+  last: ResponseInfo | undefined = undefined;
+  readonly outcomes: AttemptOutcomes;
+
+  constructor(method: HttpMethod) {
+    this.outcomes = new AttemptOutcomes(method);
+  }
 }
 
 /** A `ValidationError` naming one field, for a request the SDK refuses before sending. */
@@ -515,13 +551,21 @@ export function requestIdOf(response: Response): string | undefined {
  * attempt as a network error, retried where safe and reported as a
  * `ConnectionError`, instead of escaping later from `parseBody` as a raw
  * `TypeError: terminated`. Bodies are JSON and were read whole anyway.
+ *
+ * A success is returned as it is, its body used up: ky does not read it, and
+ * `parseBody` decodes the bytes kept here. An error is returned with a fresh
+ * body over the same bytes, since ky reads it for `HTTPError.data`.
  */
 async function readWhole(response: Response): Promise<Response> {
   if (response.body === null) return response;
   const bytes = new Uint8Array(await response.arrayBuffer());
+  if (response.ok) {
+    wholeBodies.set(response, bytes);
+    return response;
+  }
   const { status, statusText, headers } = response;
   // Over the same bytes, not a copy of them (a BufferSource body would be copied).
-  const whole = new Response(
+  return new Response(
     new ReadableStream<Uint8Array>({
       start(controller) {
         if (bytes.byteLength > 0) controller.enqueue(bytes);
@@ -530,11 +574,9 @@ async function readWhole(response: Response): Promise<Response> {
     }),
     { status, statusText, headers },
   );
-  wholeBodies.set(whole, bytes);
-  return whole;
 }
 
-/** The bytes `readWhole` read, so that `parseBody` decodes them instead of reading the body again. */
+/** The bytes `readWhole` read of a success, which `parseBody` decodes. */
 const wholeBodies = new WeakMap<Response, Uint8Array>();
 const utf8 = new TextDecoder();
 
