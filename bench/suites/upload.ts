@@ -29,7 +29,7 @@ const SMALL_NOTE =
   "every upload of a run, as fetch keeps one, and none held open once the client is idle (free sockets are " +
   "unref'd and closed after 5 s). The PUT reads the next chunk while the socket sends the last one. A " +
   "`node --cpu-prof` of 150 uploads (child, self time): socket writes (writev/writeBuffer) about 20 %, the " +
-  "stream generator's own chunk copies 10 %, web-stream reads 10 %, the SDK's code under 5 % (the sign's " +
+  "stream generator's chunk copies (read through the web stream) 11 %, the SDK's code under 5 % (the sign's " +
   "ky call most of it); the rest is Node and the loopback. Both sides are bound by the same socket writes, so " +
   "the ratio sits near 1x and swings with the machine's load; below 1x the extra is the sign's ky call " +
   "(about 0.3 ms per upload, the cases.retrieve row's overhead).";
