@@ -1,3 +1,4 @@
+import type { Agent, ClientRequest } from "node:http";
 import { proxyConfigured } from "../internal/proxy-env.js";
 
 /**
@@ -14,7 +15,39 @@ export function isNode(): boolean {
   return g.process?.release?.name === "node" && !g.process.versions?.bun && g.Deno === undefined;
 }
 
+/** Free sockets are closed after this long unused, as Node's global agent does. */
+const IDLE_SOCKET_MS = 5_000;
+
+/** Keep-alive agents per client and protocol: uploads of one client reuse their connections. */
+const agents = new WeakMap<object, Map<string, Agent>>();
+
+type NodeHttp = typeof import("node:http");
+
+/**
+ * The client's keep-alive agent for `protocol`. An idle socket is unref'd by
+ * the agent (it never keeps the process alive) and closed after
+ * `IDLE_SOCKET_MS`; the agent goes with the client.
+ */
+function keepAliveAgent(owner: object, protocol: string, http: NodeHttp): Agent {
+  let byProtocol = agents.get(owner);
+  if (byProtocol === undefined) {
+    byProtocol = new Map();
+    agents.set(owner, byProtocol);
+  }
+  let agent = byProtocol.get(protocol);
+  if (agent === undefined) {
+    agent = new http.Agent({ keepAlive: true, scheduling: "lifo", timeout: IDLE_SOCKET_MS });
+    byProtocol.set(protocol, agent);
+  }
+  return agent;
+}
+
+/**
+ * PUTs `body` to `url` through node:http(s) on `owner`'s keep-alive agent
+ * (`owner`: the client), or through the environment's proxy when one is set.
+ */
 export async function nodePut(
+  owner: object,
   url: string,
   body: BodyInit,
   headers: Record<string, string>,
@@ -23,17 +56,16 @@ export async function nodePut(
   const target = new URL(url);
   // `.default` is the module object itself, so patches applied to it (as
   // MSW's interceptors do) are seen; a named ESM import would miss them.
-  const { request } = (
+  const http = (
     target.protocol === "https:" ? await import("node:https") : await import("node:http")
-  ).default;
-  const { once } = (await import("node:events")).default;
+  ).default as NodeHttp;
   // Through the environment's proxy when one is set (src/core/node-proxy.ts).
   const agent = proxyConfigured()
     ? await (await import("./node-proxy.js")).proxyAgentFor(url)
-    : undefined;
+    : keepAliveAgent(owner, target.protocol, http);
   const stream = new Response(body).body;
   return new Promise<Response>((resolve, reject) => {
-    const req = request(target, { method: "PUT", headers, signal, agent }, (res) => {
+    const req = http.request(target, { method: "PUT", headers, signal, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", reject);
@@ -49,13 +81,50 @@ export async function nodePut(
       });
     });
     req.on("error", reject);
-    (async () => {
-      if (stream) {
-        for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
-          if (!req.write(chunk)) await once(req, "drain");
-        }
-      }
+    if (stream === null) {
       req.end();
-    })().catch((error: unknown) => req.destroy(error as Error));
+      return;
+    }
+    writeStream(req, stream).catch((error: unknown) => req.destroy(error as Error));
+  });
+}
+
+/**
+ * Writes `stream` to `req`, reading the next chunk while the socket sends the
+ * last one and writing it once the socket has drained: at most two chunks
+ * held, and the read overlaps the send.
+ */
+async function writeStream(req: ClientRequest, stream: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (req.writableNeedDrain) await drained(req);
+      req.write(value);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => undefined);
+    throw error;
+  }
+  req.end();
+}
+
+/** Resolves on `drain`; rejects if the request fails or closes first. */
+function drained(req: ClientRequest): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      req.off("drain", onDrain);
+      req.off("error", onError);
+      req.off("close", onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onError = (error: Error) => done(error);
+    const onClose = () => done(new Error("The upload connection closed before the body was sent."));
+    req.on("drain", onDrain);
+    req.on("error", onError);
+    req.on("close", onClose);
   });
 }

@@ -150,7 +150,7 @@ export async function signAndPut(
     };
     const response =
       fetchFn === undefined && core.options.fetchOptions?.dispatcher === undefined && isNode()
-        ? await nodePut(signed.upload_url, body, headers, signal)
+        ? await nodePut(core, signed.upload_url, body, headers, signal)
         : await core.storageFetch(signed.upload_url, {
             method: "PUT",
             body,

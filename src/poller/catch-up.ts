@@ -464,12 +464,19 @@ class EventCatchUp implements CatchUpPoller {
       for (let i = page.results.length - 1; i >= 0; i--) {
         const event = page.results[i] as AnyEvent;
         if (position.covers(event)) continue;
-        await hold?.renew();
-        const step = await this.#process(event, dedupe, ttl).catch(async (error: unknown) => {
+        // Awaited only when a renewal or the handler is pending: a synchronous
+        // `onEvent` then costs no promise per event.
+        const renewal = hold?.renewIfDue();
+        if (renewal !== undefined) await renewal;
+        let step: Step;
+        try {
+          const pending = this.#process(event, dedupe, ttl);
+          step = typeof pending === "string" ? pending : await pending;
+        } catch (error) {
           // Keep what was done; the failing event comes again next run.
           await save().catch(() => undefined);
           throw error;
-        });
+        }
         if (step === "in_progress") {
           // Processed elsewhere right now: stop before it, the next run retries it.
           inProgress = 1;
@@ -490,61 +497,82 @@ class EventCatchUp implements CatchUpPoller {
 
   /**
    * One event: claimed in `dedupe` (when given), handed to `onEvent`, marked
-   * done. Resolves what became of it; "dead_letter" once `onDeadLetter` took
-   * it. Rejects when it must come again on the next run.
+   * done. Returns (or, when something was pending, resolves) what became of
+   * it; "dead_letter" once `onDeadLetter` took it. Rejects when it must come
+   * again on the next run.
    */
-  async #process(
-    event: AnyEvent,
-    dedupe: DedupeStore | undefined,
-    ttl: number,
-  ): Promise<"processed" | "duplicate" | "in_progress" | "dead_letter"> {
-    let token: string | undefined;
-    if (dedupe !== undefined) {
-      const claim = await claimChecked(dedupe, event.id).catch((error: unknown) => {
-        throw asStoreError(error, "claim");
-      });
-      if (claim.state === "done") return "duplicate";
-      if (claim.state === "in_progress") return "in_progress";
-      token = claim.token;
-    }
-    let outcome: "processed" | "dead_letter" = "processed";
+  #process(event: AnyEvent, dedupe: DedupeStore | undefined, ttl: number): Step | Promise<Step> {
+    return dedupe === undefined ? this.#handle(event) : this.#processClaimed(event, dedupe, ttl);
+  }
+
+  async #processClaimed(event: AnyEvent, dedupe: DedupeStore, ttl: number): Promise<Step> {
+    const claim = await claimChecked(dedupe, event.id).catch((error: unknown) => {
+      throw asStoreError(error, "claim");
+    });
+    if (claim.state === "done") return "duplicate";
+    if (claim.state === "in_progress") return "in_progress";
+    const { token } = claim;
+    let outcome: Handled;
     try {
-      await this.#options.onEvent(event);
-      this.#failures = undefined;
-    } catch (error) {
-      const failures =
-        this.#failures?.id === event.id ? this.#failures : { id: event.id, count: 0 };
-      failures.count += 1;
-      this.#failures = failures;
-      const { maxAttempts, onDeadLetter } = this.#options;
-      try {
-        if (
-          maxAttempts === undefined ||
-          onDeadLetter === undefined ||
-          failures.count < maxAttempts
-        ) {
-          throw error;
-        }
-        await onDeadLetter(event, error);
-      } catch (failure) {
-        if (dedupe !== undefined && token !== undefined) {
-          await dedupe.release(event.id, token).catch(() => undefined);
-        }
-        throw failure;
-      }
-      this.#failures = undefined;
-      outcome = "dead_letter";
+      outcome = await this.#handle(event);
+    } catch (failure) {
+      await dedupe.release(event.id, token).catch(() => undefined);
+      throw failure;
     }
-    if (dedupe !== undefined && token !== undefined) {
-      try {
-        await dedupe.complete(event.id, token, ttl);
-      } catch (error) {
-        await dedupe.release(event.id, token).catch(() => undefined);
-        throw asStoreError(error, "complete");
-      }
+    try {
+      await dedupe.complete(event.id, token, ttl);
+    } catch (error) {
+      await dedupe.release(event.id, token).catch(() => undefined);
+      throw asStoreError(error, "complete");
     }
     return outcome;
   }
+
+  /** `onEvent`, synchronous when it is; a failure counts towards `maxAttempts`. */
+  #handle(event: AnyEvent): Handled | Promise<Handled> {
+    let pending: void | Promise<void>;
+    try {
+      pending = this.#options.onEvent(event);
+    } catch (error) {
+      return this.#failed(event, error);
+    }
+    if (!isThenable(pending)) return this.#passed();
+    return Promise.resolve(pending).then(
+      () => this.#passed(),
+      (error: unknown) => this.#failed(event, error),
+    );
+  }
+
+  #passed(): "processed" {
+    this.#failures = undefined;
+    return "processed";
+  }
+
+  /** Rejects with `error` (the event comes again), unless it failed `maxAttempts` times: then to `onDeadLetter`. */
+  async #failed(event: AnyEvent, error: unknown): Promise<"dead_letter"> {
+    const failures = this.#failures?.id === event.id ? this.#failures : { id: event.id, count: 0 };
+    failures.count += 1;
+    this.#failures = failures;
+    const { maxAttempts, onDeadLetter } = this.#options;
+    if (maxAttempts === undefined || onDeadLetter === undefined || failures.count < maxAttempts) {
+      throw error;
+    }
+    await onDeadLetter(event, error);
+    this.#failures = undefined;
+    return "dead_letter";
+  }
+}
+
+/** What became of one event. */
+type Handled = "processed" | "dead_letter";
+type Step = Handled | "duplicate" | "in_progress";
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as PromiseLike<unknown>).then === "function"
+  );
 }
 
 /** A store's error as a `StoreUnavailableError`; the shipped stores throw one already, and a one-phase store's TypeError passes. */

@@ -41,10 +41,18 @@ export class LeaseHold {
     this.#saved = loaded;
   }
 
-  /** Renews once more than a third of the lease has passed; a lease gone (another fence, or none) ends the run. */
-  async renew(): Promise<void> {
+  /**
+   * Renews once more than a third of the lease has passed (undefined before
+   * then: the poller checks per event, and most checks need no promise); a
+   * lease gone (another fence, or none) ends the run.
+   */
+  renewIfDue(): Promise<void> | undefined {
     const asked = Date.now();
-    if (asked - this.#renewedAt < (this.#store.leaseSeconds * 1000) / 3) return;
+    if (asked - this.#renewedAt < (this.#store.leaseSeconds * 1000) / 3) return undefined;
+    return this.#renew(asked);
+  }
+
+  async #renew(asked: number): Promise<void> {
     const fence = await this.#store.acquire(this.#owner);
     if (fence !== this.fence) this.#lost();
     this.#renewedAt = asked;

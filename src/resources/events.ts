@@ -72,7 +72,7 @@ export class Events extends APIResource {
  * then to `onEvent`, if given. Checked here, at creation: a misspelled type
  * in `on` (possible from JavaScript) would otherwise never be called.
  */
-function dispatch(options: CatchUpOptions): (event: AnyEvent) => Promise<void> {
+function dispatch(options: CatchUpOptions): (event: AnyEvent) => void | Promise<void> {
   const { on, onEvent, types } = options ?? {};
   if (on !== undefined && (typeof on !== "object" || on === null)) {
     throw new TypeError("events.catchUp: `on` must be an object of functions by event type.");
@@ -96,8 +96,12 @@ function dispatch(options: CatchUpOptions): (event: AnyEvent) => Promise<void> {
   if (handlers.size === 0 && onEvent === undefined) {
     throw new TypeError("events.catchUp: pass `onEvent`, or `on` with a function per event type.");
   }
-  return async (event) => {
-    await handlers.get(event.type)?.(event);
-    await onEvent?.(event);
+  // Synchronous unless a function returned a promise: the poller then awaits nothing per event.
+  return (event) => {
+    const first = handlers.get(event.type)?.(event);
+    if (first !== null && typeof (first as PromiseLike<unknown> | undefined)?.then === "function") {
+      return Promise.resolve(first).then(() => onEvent?.(event));
+    }
+    return onEvent?.(event);
   };
 }
