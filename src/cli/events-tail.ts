@@ -34,6 +34,7 @@ import {
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
+import { commandLogger } from "./client-logger.js";
 import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -155,6 +156,7 @@ export async function eventsTail(
     mr = new MedRecords({
       apiKey,
       baseUrl,
+      logger: commandLogger(io),
       fetch: abortableFetch(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)), signal),
     });
   } catch (error) {

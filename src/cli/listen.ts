@@ -21,6 +21,7 @@ import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
 import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
+import { commandLogger } from "./client-logger.js";
 import {
   abortableFetch,
   describedStore,
@@ -160,7 +161,7 @@ export async function listenCommand(
     signal,
   );
   try {
-    mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch });
+    mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch, logger: commandLogger(io) });
   } catch (error) {
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
   }

@@ -10,6 +10,7 @@ import { MOCK_FACILITIES } from "../mock/model/facilities.js";
 import { EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
+import { commandLogger } from "./client-logger.js";
 import { abortableFetch, isHttpUrl, messageOf, oneLine } from "./events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -138,7 +139,9 @@ export async function triggerCommand(
   const apiKey = String((await control("POST", "/api-keys", {})).api_key);
   let id = flags["retrieval-request"];
   if (id === undefined) {
-    id = await createRetrievalRequest(new MedRecords({ apiKey, baseUrl: mockUrl, fetch: send }));
+    id = await createRetrievalRequest(
+      new MedRecords({ apiKey, baseUrl: mockUrl, fetch: send, logger: commandLogger(io) }),
+    );
     await io.stdout(`Created retrieval request ${id} through the API.\n`);
   }
   const change = CHANGES[type];

@@ -126,6 +126,25 @@ async function logOldestFirst(): Promise<AnyEvent[]> {
 const idsOf = (lines: string[]) => lines.map((line) => HUMAN_LINE.exec(line)?.[3]);
 
 describe("medrecords events tail --once", () => {
+  it("writes the client's retry lines to its own stderr, never to the process console", async () => {
+    const consoleLines = [vi.spyOn(console, "warn"), vi.spyOn(console, "error")];
+    let answered = 0;
+    // The first answer is a 503, which the client retries (a read) and logs at warn.
+    const fetch: typeof globalThis.fetch = async (input, init) =>
+      answered++ === 0
+        ? Response.json(
+            { error: { code: "service_unavailable", message: "Try again" } },
+            { status: 503 },
+          )
+        : mock.fetch(input, init);
+    const run = capture();
+    expect(await eventsTail(["--once"], run.io, { fetch })).toBe(0);
+    expect(run.err).toEqual([
+      expect.stringMatching(/^medrecords: GET \/v2\/events 503 .*retrying$/),
+    ]);
+    for (const spy of consoleLines) expect(spy).not.toHaveBeenCalled();
+  });
+
   it("prints every event of the log oldest first, one human line each, then exits 0", async () => {
     const rr = await newRequest();
     progress(rr);
