@@ -8,7 +8,11 @@ import {
   type Checkpoint,
   CheckpointLeaseLostError,
   type CheckpointLeaseStore,
+  type CheckpointStore,
+  MedRecords,
 } from "../../src/index.js";
+import { createMockService } from "../../src/mock/index.js";
+import { statusChanged } from "../helpers/events.js";
 
 export interface LeaseHarness {
   /** `count` stores (as many instances would make them) sharing one checkpoint, with this lease. */
@@ -146,5 +150,41 @@ export function checkpointLeaseContract(harness: () => LeaseHarness): void {
     await b!.save(SECOND);
     expect(await a!.load()).toEqual(SECOND);
     expect(fence).toBeGreaterThan(0);
+  });
+}
+
+/**
+ * A poller on a fresh store each run, as a restarted process makes it, over
+ * one shared checkpoint: the second run processes only what came after.
+ */
+export function drivesThePollerAcrossRestarts(storeFor: () => () => CheckpointStore): void {
+  it("drives the catch-up poller across restarts", async () => {
+    const mock = createMockService({ now: "2026-03-01T10:00:00Z" });
+    const mr = new MedRecords({
+      apiKey: mock.apiKeys.create(),
+      baseUrl: mock.baseUrl,
+      fetch: mock.fetch,
+    });
+    // One checkpoint (one key or table) for this test; a new store object per run.
+    const checkpoint = storeFor();
+    const emitted = Array.from({ length: 5 }, (_, i) => {
+      mock.clock.advance("1s");
+      return statusChanged(mock, `rr_${i}`).id;
+    });
+    const seen: string[] = [];
+    const run = (store: CheckpointStore) =>
+      mr.events
+        .catchUp({
+          checkpoint: store,
+          onEvent: (event) => {
+            seen.push(event.id);
+          },
+        })
+        .runOnce();
+    expect((await run(checkpoint())).processed).toBe(5);
+    mock.clock.advance("1s");
+    emitted.push(statusChanged(mock, "rr_late").id);
+    expect((await run(checkpoint())).processed).toBe(1);
+    expect(seen).toEqual(emitted);
   });
 }

@@ -5,15 +5,14 @@ import {
   type Checkpoint,
   CheckpointLeaseLostError,
   DEFAULT_CHECKPOINT_LEASE_SECONDS,
-  MedRecords,
   MedRecordsError,
   postgresCheckpointStore,
   StoreUnavailableError,
 } from "../../src/index.js";
-import { createMockService } from "../../src/mock/index.js";
-
-import { statusChanged } from "../helpers/events.js";
-import { checkpointLeaseContract } from "./checkpoint-lease-contract.js";
+import {
+  checkpointLeaseContract,
+  drivesThePollerAcrossRestarts,
+} from "./checkpoint-lease-contract.js";
 import { describeWithServers, postgresPool, uniqueName } from "./servers.js";
 
 const FIRST: Checkpoint = {
@@ -220,33 +219,9 @@ describeWithServers(
       expect((error as Error).message).toContain(`The checkpoint "events" in the table ${name}`);
     });
 
-    it("drives the catch-up poller across restarts", async () => {
-      const mock = createMockService({ now: "2026-03-01T10:00:00Z" });
-      const mr = new MedRecords({
-        apiKey: mock.apiKeys.create(),
-        baseUrl: mock.baseUrl,
-        fetch: mock.fetch,
-      });
+    drivesThePollerAcrossRestarts(() => {
       const name = table();
-      const emitted = Array.from({ length: 5 }, (_, i) => {
-        mock.clock.advance("1s");
-        return statusChanged(mock, `rr_${i}`).id;
-      });
-      const seen: string[] = [];
-      const run = () =>
-        mr.events
-          .catchUp({
-            checkpoint: postgresCheckpointStore({ pool, table: name }),
-            onEvent: (event) => {
-              seen.push(event.id);
-            },
-          })
-          .runOnce();
-      expect((await run()).processed).toBe(5);
-      mock.clock.advance("1s");
-      emitted.push(statusChanged(mock, "rr_late").id);
-      expect((await run()).processed).toBe(1);
-      expect(seen).toEqual(emitted);
+      return () => postgresCheckpointStore({ pool, table: name });
     });
   },
 );

@@ -3,15 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Checkpoint,
   DEFAULT_CHECKPOINT_LEASE_SECONDS,
-  MedRecords,
   MedRecordsError,
   type RedisCheckpointClient,
   redisCheckpointStore,
   StoreUnavailableError,
 } from "../../src/index.js";
-import { createMockService } from "../../src/mock/index.js";
-import { statusChanged } from "../helpers/events.js";
-import { checkpointLeaseContract } from "./checkpoint-lease-contract.js";
+import {
+  checkpointLeaseContract,
+  drivesThePollerAcrossRestarts,
+} from "./checkpoint-lease-contract.js";
 import { connectRedis, describeWithServers, type RedisClient, uniqueName } from "./servers.js";
 
 const FIRST: Checkpoint = {
@@ -113,32 +113,8 @@ describeWithServers(["redis"], "redisCheckpointStore on a real Redis", ({ redis:
     });
   });
 
-  it("drives the catch-up poller across restarts", async () => {
-    const mock = createMockService({ now: "2026-03-01T10:00:00Z" });
-    const mr = new MedRecords({
-      apiKey: mock.apiKeys.create(),
-      baseUrl: mock.baseUrl,
-      fetch: mock.fetch,
-    });
+  drivesThePollerAcrossRestarts(() => {
     const p = prefix();
-    const emitted = Array.from({ length: 5 }, (_, i) => {
-      mock.clock.advance("1s");
-      return statusChanged(mock, `rr_${i}`).id;
-    });
-    const seen: string[] = [];
-    const run = () =>
-      mr.events
-        .catchUp({
-          checkpoint: redisCheckpointStore({ client, prefix: p }),
-          onEvent: (event) => {
-            seen.push(event.id);
-          },
-        })
-        .runOnce();
-    expect((await run()).processed).toBe(5);
-    mock.clock.advance("1s");
-    emitted.push(statusChanged(mock, "rr_late").id);
-    expect((await run()).processed).toBe(1);
-    expect(seen).toEqual(emitted);
+    return () => redisCheckpointStore({ client, prefix: p });
   });
 });
