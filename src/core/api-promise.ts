@@ -35,7 +35,13 @@ export class APIPromise<T> implements PromiseLike<T> {
     // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise#then.
     onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
-    return this.#inner.then((r) => r.data).then(onfulfilled, onrejected);
+    // One step, not `.then((r) => r.data).then(...)`: `onrejected` still sees only the call's failure.
+    return this.#inner.then(
+      onfulfilled == null
+        ? (r) => r.data as unknown as A
+        : (r) => onfulfilled(r.data),
+      onrejected,
+    );
   }
 
   /** As `Promise#catch`: the call's error, typically a {@link MedRecordsError}, goes to `onrejected`. */

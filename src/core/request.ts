@@ -128,7 +128,8 @@ export class Core {
   /** The headers of a call that adds none of its own; ky copies them before use. */
   readonly #headers: Readonly<Record<string, string>>;
   /** The retry policy at the client's `maxRetries`, for reads and for writes. */
-  readonly #retry: { readonly idempotent: RetryOptions; readonly write: RetryOptions };
+  /** The retry policy at the client's `maxRetries`, by method and idempotency, each built on first use. */
+  readonly #retry = [new Map<HttpMethod, RetryOptions>(), new Map<HttpMethod, RetryOptions>()] as const;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
@@ -158,16 +159,20 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
-    const routed = options.fetchOptions?.dispatcher !== undefined;
+    // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
+    // Read once, when the client is made, like the key and the base URL: not
+    // four environment reads on every request.
+    const viaProxy =
+      options.fetch === undefined &&
+      options.fetchOptions?.dispatcher === undefined &&
+      isNode() &&
+      proxyConfigured();
     this.fetch =
       options.fetch ??
-      (async (input, init) => {
-        // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
-        if (!routed && isNode() && proxyConfigured()) {
-          return (await import("./node-proxy.js")).nodeFetch(input, init);
-        }
-        return globalThis.fetch(input, init);
-      });
+      (viaProxy
+        ? async (input, init) => (await import("./node-proxy.js")).nodeFetch(input, init)
+        : // Looked up on each call, so that a `fetch` stubbed after the client was made is used.
+          (input, init) => globalThis.fetch(input, init));
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {
@@ -178,10 +183,6 @@ export class Core {
       validateResponses: options.validateResponses ?? false,
     };
     this.#headers = this.#headersWith(undefined, undefined);
-    this.#retry = {
-      idempotent: this.#retryPolicy(this.options.maxRetries, true),
-      write: this.#retryPolicy(this.options.maxRetries, false),
-    };
   }
 
   /** Every API request's headers: `extra` (the call's own, then trace context) over the client's defaults; the key last. */
@@ -199,8 +200,18 @@ export class Core {
     };
   }
 
-  #retryPolicy(maxRetries: number, idempotent: boolean): RetryOptions {
-    return retryPolicy({ maxRetries, maxRetryAfterMs: this.options.maxRetryAfterMs, idempotent });
+  #retryPolicy(op: Operation, maxRetries: number | undefined): RetryOptions {
+    const { method, idempotent } = op;
+    const build = (limit: number) =>
+      retryPolicy({ maxRetries: limit, maxRetryAfterMs: this.options.maxRetryAfterMs, idempotent, method });
+    if (maxRetries !== undefined) return build(maxRetries);
+    const byMethod = this.#retry[idempotent ? 1 : 0];
+    let policy = byMethod.get(method);
+    if (policy === undefined) {
+      policy = build(this.options.maxRetries);
+      byMethod.set(method, policy);
+    }
+    return policy;
   }
 
   /**
@@ -262,25 +273,12 @@ export class Core {
       }
       return url.href;
     }
-    const where = describeOperation(op);
     const params = input.params as Readonly<Record<string, unknown>> | undefined;
-    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = params?.[name];
-      if (typeof value !== "string" || value === "") {
-        throw validateError(where, name, "Expected a non-empty string identifier");
-      }
-      // A segment of "." or ".." is resolved away by every URL parser, so
-      // `retrieve("..")` would call another route (GET /v2/, a list).
-      if (value === "." || value === "..") {
-        throw validateError(where, name, 'Expected an identifier, not "." or ".."');
-      }
-      try {
-        return encodeURIComponent(value);
-      } catch {
-        // A lone surrogate has no UTF-8 form (URIError), so no address can carry it.
-        throw validateError(where, name, "Expected a well-formed string identifier");
-      }
-    });
+    const { literals, names } = pathTemplate(op.path);
+    let path = literals[0] as string;
+    for (let i = 0; i < names.length; i++) {
+      path += pathSegment(op, names[i] as string, params?.[names[i] as string]) + literals[i + 1];
+    }
     const qs = query?.toString();
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
   }
@@ -295,28 +293,48 @@ export class Core {
     input: CallInput<O> = {},
     options: RequestOptions = {},
   ): APIPromise<ResponseOf<O>> {
-    return new APIPromise(this.#send(op, input, options) as Promise<WithResponse<ResponseOf<O>>>);
+    let sent: Promise<WithResponse<unknown>>;
+    try {
+      sent = this.#send(op, input, options);
+    } catch (error) {
+      // A request refused before sending (bad input) rejects, as every failure does: never a synchronous throw.
+      sent = Promise.reject(error);
+    }
+    return new APIPromise(sent as Promise<WithResponse<ResponseOf<O>>>);
   }
 
-  async #send(op: Operation, input: CallInput, options: RequestOptions) {
-    const where = describeOperation(op);
+  /** Validates and addresses the call (throwing synchronously on bad input), then exchanges it. */
+  #send(op: Operation, input: CallInput, options: RequestOptions): Promise<WithResponse<unknown>> {
     const bodySchema = op.body === EMPTY_BODY ? undefined : op.body;
-    const body = bodySchema ? validateInput(bodySchema, input.body, where) : input.body;
+    const body = bodySchema
+      ? validateInput(bodySchema, input.body, describeOperation(op))
+      : input.body;
     // A `next` link carries the query that made it; only a first call is validated.
     const query =
       op.query && input.url === undefined
-        ? validateInput(op.query, input.query ?? {}, where)
+        ? validateInput(op.query, input.query ?? {}, describeOperation(op))
         : input.query;
     const url = this.resolveUrl(
       op,
       input,
-      toSearchParams(query as Record<string, unknown> | undefined),
+      query === undefined ? undefined : toSearchParams(query as Record<string, unknown>),
     );
     const { tracer } = this.options;
     if (tracer === undefined) return this.#exchange(op, url, input.body, body, options);
+    return this.#traced(tracer, op, url, input.body, body, options);
+  }
+
+  async #traced(
+    tracer: NonNullable<ClientOptions["tracer"]>,
+    op: Operation,
+    url: string,
+    given: unknown,
+    body: unknown,
+    options: RequestOptions,
+  ): Promise<WithResponse<unknown>> {
     const span = startCallSpan(tracer, op, new URL(this.origin));
     try {
-      const result = await this.#exchange(op, url, input.body, body, options, span);
+      const result = await this.#exchange(op, url, given, body, options, span);
       span.succeed(result.response.status, result.requestId);
       return result;
     } catch (error) {
@@ -332,13 +350,12 @@ export class Core {
     body: unknown,
     options: RequestOptions,
     span?: CallSpan,
-  ) {
+  ): Promise<WithResponse<unknown>> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const attempts = new Attempts(op.method);
     const started = performance.now();
     const request: KyOptions = {
-      method: op.method,
       headers:
         options.headers === undefined && span === undefined
           ? this.#headers
@@ -347,15 +364,11 @@ export class Core {
       // Never followed: a redirect would resend the body (307/308) to
       // wherever it points, and take that origin's answer for the API's.
       redirect: "manual",
-      retry:
-        options.maxRetries === undefined
-          ? op.idempotent
-            ? this.#retry.idempotent
-            : this.#retry.write
-          : this.#retryPolicy(options.maxRetries, op.idempotent),
+      retry: this.#retryPolicy(op, options.maxRetries),
       fetch: this.#instrumentedFetch(op, attempts, span),
     };
     // Only what is set: ky merges and copies every option it is given, on every call.
+    if (op.method !== "GET") request.method = op.method;
     if (given !== undefined) request.json = body;
     if (deadlineMs !== undefined) request.totalTimeout = deadlineMs;
     if (options.signal !== undefined) request.signal = options.signal;
@@ -383,7 +396,7 @@ export class Core {
     if (last) this.log.ended(last, Math.round(performance.now() - started));
     // The last attempt's answer is the response ky resolved with: its id was read once already.
     const requestId = last?.requestId;
-    const data = await parseBody(response);
+    const data = await parseBody(response, attempts);
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
       if (!result.success) {
@@ -426,10 +439,8 @@ export class Core {
       };
       try {
         const response = await readWhole(
-          await this.fetch(request, {
-            ...fetchOptions,
-            ...(input instanceof Request ? init : undefined),
-          }),
+          await this.fetch(request, input instanceof Request ? withInit(fetchOptions, init) : fetchOptions),
+          attempts,
         );
         attempts.outcomes.answered(response.status);
         report({
@@ -507,10 +518,57 @@ class Attempts {
   count = 0;
   /** The last attempt's report, for the call's log lines and its request id. */
   last: ResponseInfo | undefined = undefined;
+  /**
+   * The last successful response and the body text read of it inside the
+   * attempt (see `readWhole`), which `parseBody` parses: kept here rather
+   * than in a WeakMap keyed by the response, which costs a hash and GC work per call.
+   */
+  answer: Response | undefined = undefined;
+  answerText = "";
   readonly outcomes: AttemptOutcomes;
 
   constructor(method: HttpMethod) {
     this.outcomes = new AttemptOutcomes(method);
+  }
+}
+
+/** A path template split once: the literal text around each `{placeholder}`, and their names. */
+interface PathTemplate {
+  readonly literals: readonly string[];
+  readonly names: readonly string[];
+}
+
+/** Templates by path: a handful of operations, each split on its first call rather than on every call. */
+const pathTemplates = new Map<string, PathTemplate>();
+
+function pathTemplate(path: string): PathTemplate {
+  let template = pathTemplates.get(path);
+  if (template === undefined) {
+    const parts = path.split(/\{(\w+)\}/);
+    template = {
+      literals: parts.filter((_, i) => i % 2 === 0),
+      names: parts.filter((_, i) => i % 2 === 1),
+    };
+    pathTemplates.set(path, template);
+  }
+  return template;
+}
+
+/** One path parameter, checked and encoded. */
+function pathSegment(op: Operation, name: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw validateError(describeOperation(op), name, "Expected a non-empty string identifier");
+  }
+  // A segment of "." or ".." is resolved away by every URL parser, so
+  // `retrieve("..")` would call another route (GET /v2/, a list).
+  if (value === "." || value === "..") {
+    throw validateError(describeOperation(op), name, 'Expected an identifier, not "." or ".."');
+  }
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    // A lone surrogate has no UTF-8 form (URIError), so no address can carry it.
+    throw validateError(describeOperation(op), name, "Expected a well-formed string identifier");
   }
 }
 
@@ -527,6 +585,24 @@ export function toSearchParams(query: Record<string, unknown> | undefined): URLS
     params.set(key, String(value));
   }
   return params;
+}
+
+/**
+ * `fetchOptions` with ky's own `init` over it; `undefined` when both are
+ * empty (ky passes `{}`), which spares fetch converting an empty `RequestInit`
+ * on every attempt.
+ */
+function withInit(
+  fetchOptions: RequestInit | undefined,
+  init: RequestInit | undefined,
+): RequestInit | undefined {
+  if (init === undefined || isEmpty(init)) return fetchOptions;
+  return fetchOptions === undefined ? init : { ...fetchOptions, ...init };
+}
+
+function isEmpty(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
 }
 
 /**
@@ -552,39 +628,28 @@ export function requestIdOf(response: Response): string | undefined {
  * `ConnectionError`, instead of escaping later from `parseBody` as a raw
  * `TypeError: terminated`. Bodies are JSON and were read whole anyway.
  *
- * A success is returned as it is, its body used up: ky does not read it, and
- * `parseBody` decodes the bytes kept here. An error is returned with a fresh
- * body over the same bytes, since ky reads it for `HTTPError.data`.
+ * Read as text, as `response.text()` decodes (UTF-8, a leading BOM dropped,
+ * bad sequences replaced): one copy of the bytes fewer than `arrayBuffer()`
+ * and a decode, which counts on 64 KiB list pages. A success is returned as
+ * it is, its body used up: ky does not read it, and `parseBody` parses the
+ * text kept in `attempts`. An error is returned with a fresh body over the same text,
+ * since ky reads it for `HTTPError.data`.
  */
-async function readWhole(response: Response): Promise<Response> {
+async function readWhole(response: Response, attempts: Attempts): Promise<Response> {
   if (response.body === null) return response;
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = await response.text();
   if (response.ok) {
-    wholeBodies.set(response, bytes);
+    attempts.answer = response;
+    attempts.answerText = text;
     return response;
   }
   const { status, statusText, headers } = response;
-  // Over the same bytes, not a copy of them (a BufferSource body would be copied).
-  return new Response(
-    new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (bytes.byteLength > 0) controller.enqueue(bytes);
-        controller.close();
-      },
-    }),
-    { status, statusText, headers },
-  );
+  return new Response(text, { status, statusText, headers });
 }
 
-/** The bytes `readWhole` read of a success, which `parseBody` decodes. */
-const wholeBodies = new WeakMap<Response, Uint8Array>();
-const utf8 = new TextDecoder();
-
-async function parseBody(response: Response): Promise<unknown> {
+async function parseBody(response: Response, attempts: Attempts): Promise<unknown> {
   if (response.status === 204) return undefined;
-  const bytes = wholeBodies.get(response);
-  // As `response.text()`: UTF-8, a leading BOM dropped, bad sequences replaced.
-  const text = bytes === undefined ? await response.text() : utf8.decode(bytes);
+  const text = response === attempts.answer ? attempts.answerText : await response.text();
   if (text === "") return undefined;
   try {
     return JSON.parse(text);
