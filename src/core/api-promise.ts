@@ -37,9 +37,7 @@ export class APIPromise<T> implements PromiseLike<T> {
   ): Promise<A | B> {
     // One step, not `.then((r) => r.data).then(...)`: `onrejected` still sees only the call's failure.
     return this.#inner.then(
-      onfulfilled == null
-        ? (r) => r.data as unknown as A
-        : (r) => onfulfilled(r.data),
+      onfulfilled == null ? (r) => r.data as unknown as A : (r) => onfulfilled(r.data),
       onrejected,
     );
   }

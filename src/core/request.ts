@@ -127,9 +127,11 @@ export class Core {
   readonly #apiKey: string;
   /** The headers of a call that adds none of its own; ky copies them before use. */
   readonly #headers: Readonly<Record<string, string>>;
-  /** The retry policy at the client's `maxRetries`, for reads and for writes. */
   /** The retry policy at the client's `maxRetries`, by method and idempotency, each built on first use. */
-  readonly #retry = [new Map<HttpMethod, RetryOptions>(), new Map<HttpMethod, RetryOptions>()] as const;
+  readonly #retry = [
+    new Map<HttpMethod, RetryOptions>(),
+    new Map<HttpMethod, RetryOptions>(),
+  ] as const;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
@@ -203,7 +205,12 @@ export class Core {
   #retryPolicy(op: Operation, maxRetries: number | undefined): RetryOptions {
     const { method, idempotent } = op;
     const build = (limit: number) =>
-      retryPolicy({ maxRetries: limit, maxRetryAfterMs: this.options.maxRetryAfterMs, idempotent, method });
+      retryPolicy({
+        maxRetries: limit,
+        maxRetryAfterMs: this.options.maxRetryAfterMs,
+        idempotent,
+        method,
+      });
     if (maxRetries !== undefined) return build(maxRetries);
     const byMethod = this.#retry[idempotent ? 1 : 0];
     let policy = byMethod.get(method);
@@ -439,7 +446,10 @@ export class Core {
       };
       try {
         const response = await readWhole(
-          await this.fetch(request, input instanceof Request ? withInit(fetchOptions, init) : fetchOptions),
+          await this.fetch(
+            request,
+            input instanceof Request ? withInit(fetchOptions, init) : fetchOptions,
+          ),
           attempts,
         );
         attempts.outcomes.answered(response.status);
