@@ -529,12 +529,12 @@ class Attempts {
   /** The last attempt's report, for the call's log lines and its request id. */
   last: ResponseInfo | undefined = undefined;
   /**
-   * The last successful response and the body text read of it inside the
-   * attempt (see `readWhole`), which `parseBody` parses: kept here rather
-   * than in a WeakMap keyed by the response, which costs a hash and GC work per call.
+   * The last successful response and its body, read and parsed inside the
+   * attempt (see `readWhole`), for `parseBody`: kept here rather than in a
+   * WeakMap keyed by the response, which costs a hash and GC work per call.
    */
   answer: Response | undefined = undefined;
-  answerText = "";
+  answerBody: unknown = undefined;
   readonly outcomes: AttemptOutcomes;
 
   constructor(method: HttpMethod) {
@@ -639,31 +639,46 @@ export function requestIdOf(response: Response): string | undefined {
  * `TypeError: terminated`. Bodies are JSON and were read whole anyway.
  *
  * Read as text, as `response.text()` decodes (UTF-8, a leading BOM dropped,
- * bad sequences replaced): one copy of the bytes fewer than `arrayBuffer()`
- * and a decode, which counts on 64 KiB list pages. A success is returned as
- * it is, its body used up: ky does not read it, and `parseBody` parses the
- * text kept in `attempts`. An error is returned with a fresh body over the same text,
- * since ky reads it for `HTTPError.data`.
+ * bad sequences replaced), and a success's text parsed at once: the text of a
+ * 64 KiB list page then dies young instead of outliving a scavenge while ky
+ * finishes the call, which doubled the GC time of a long walk. A success is
+ * returned as it is, its body used up: ky does not read it, and `parseBody`
+ * takes the value kept in `attempts`. An error is returned with a fresh body
+ * over the same text, since ky reads it for `HTTPError.data`.
  */
 async function readWhole(response: Response, attempts: Attempts): Promise<Response> {
   if (response.body === null) return response;
   const text = await response.text();
   if (response.ok) {
     attempts.answer = response;
-    attempts.answerText = text;
+    attempts.answerBody = parseJson(text);
     return response;
   }
   const { status, statusText, headers } = response;
   return new Response(text, { status, statusText, headers });
 }
 
-async function parseBody(response: Response, attempts: Attempts): Promise<unknown> {
-  if (response.status === 204) return undefined;
-  const text = response === attempts.answer ? attempts.answerText : await response.text();
+/** Marks a body that is not JSON; `parseBody` turns it into a `ResponseValidationError`. */
+const NOT_JSON = Symbol("not JSON");
+
+function parseJson(text: string): unknown {
   if (text === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {
+    return NOT_JSON;
+  }
+}
+
+async function parseBody(response: Response, attempts: Attempts): Promise<unknown> {
+  if (response.status === 204) return undefined;
+  const body =
+    response === attempts.answer ? attempts.answerBody : parseJson(await response.text());
+  // Let go: ky's call state (which holds `attempts` through its fetch) may outlive the call.
+  attempts.answer = undefined;
+  attempts.answerBody = undefined;
+  if (body === NOT_JSON) {
     throw new ResponseValidationError(`Response ${response.status} is not JSON.`, []);
   }
+  return body;
 }

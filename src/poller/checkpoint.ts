@@ -146,13 +146,19 @@ export class CheckpointCursor {
   #createdAt: string | null;
   /** `#createdAt` parsed, once. */
   #instant: Instant | undefined;
+  /** Whether `#createdAt` has the service's plain UTC layout (PLAIN_UTC), tested once. */
+  #plain = false;
   #ids: Set<string>;
   /** The last event time parsed: `covers` and then `advance` see the same event. */
   #lastIso: string | undefined;
   #lastInstant: Instant | undefined;
+  /** The last event time tested against PLAIN_UTC, and the answer. */
+  #testedIso: string | undefined;
+  #testedPlain = false;
 
   constructor(start: Checkpoint | null) {
     this.#createdAt = start?.created_at ?? null;
+    this.#plain = this.#createdAt !== null && PLAIN_UTC.test(this.#createdAt);
     this.#ids = new Set(start?.ids_at_created_at ?? []);
   }
 
@@ -171,13 +177,17 @@ export class CheckpointCursor {
     }
     this.#createdAt = event.created_at;
     this.#instant = this.#lastIso === event.created_at ? this.#lastInstant : undefined;
-    this.#ids = new Set([event.id]);
+    this.#plain = this.#isPlain(event.created_at);
+    // Reused rather than replaced once per event: `snapshot` copies it.
+    this.#ids.clear();
+    this.#ids.add(event.id);
   }
 
   /** Moves to an instant with nothing processed at it yet (after a gap). */
   reset(createdAt: string): void {
     this.#createdAt = createdAt;
     this.#instant = undefined;
+    this.#plain = PLAIN_UTC.test(createdAt);
     this.#ids = new Set();
   }
 
@@ -186,7 +196,7 @@ export class CheckpointCursor {
     if (iso === createdAt) return 0;
     // The service writes every created_at alike (UTC, `Z`, the same digits):
     // two such strings of one length order as text, with nothing to parse.
-    if (iso.length === createdAt.length && PLAIN_UTC.test(iso) && PLAIN_UTC.test(createdAt)) {
+    if (this.#plain && iso.length === createdAt.length && this.#isPlain(iso)) {
       return iso < createdAt ? -1 : 1;
     }
     if (this.#lastIso !== iso) {
@@ -195,6 +205,15 @@ export class CheckpointCursor {
     }
     this.#instant ??= instantOf(createdAt);
     return compareParsed(this.#lastInstant as Instant, this.#instant);
+  }
+
+  /** PLAIN_UTC.test(iso), once per event time (`covers` then `advance` ask about the same one). */
+  #isPlain(iso: string): boolean {
+    if (this.#testedIso !== iso) {
+      this.#testedIso = iso;
+      this.#testedPlain = PLAIN_UTC.test(iso);
+    }
+    return this.#testedPlain;
   }
 
   snapshot(): Checkpoint | null {
