@@ -20,6 +20,7 @@ import {
   HEAP_NOISE,
   perSecond,
   RETAINED_LIMIT,
+  ROUNDS,
   ratioOf,
   spaced,
   walkRounds,
@@ -32,7 +33,7 @@ export const run: Suite = async ({ quick }) => {
   const server = await startSeededServer(seeded);
   try {
     const events = server.total;
-    const runs = await walkRounds(["poller", "fetch", "fetch-oldest-first"], quick ? 2 : 3, {
+    const runs = await walkRounds(["poller", "fetch", "fetch-oldest-first"], quick ? 2 : ROUNDS, {
       baseUrl: server.baseUrl,
       apiKey: server.apiKey,
       events,

@@ -15,6 +15,14 @@ export function isNode(): boolean {
   return g.process?.release?.name === "node" && !g.process.versions?.bun && g.Deno === undefined;
 }
 
+/**
+ * Bytes the request may buffer before the next chunk waits for `drain`: two
+ * 64 KiB chunks, so that a write the socket took at once lets the next chunk
+ * follow without a round through the event loop (Node's default is 16 KiB,
+ * below one chunk, so every chunk waited). Memory stays bounded by it.
+ */
+const WRITE_BUFFER = 256 * 1024;
+
 /** Free sockets are closed after this long unused, as Node's global agent does. */
 const IDLE_SOCKET_MS = 5_000;
 
@@ -65,7 +73,9 @@ export async function nodePut(
     : keepAliveAgent(owner, target.protocol, http);
   const stream = new Response(body).body;
   return new Promise<Response>((resolve, reject) => {
-    const req = http.request(target, { method: "PUT", headers, signal, agent }, (res) => {
+    // `highWaterMark` is honoured by ClientRequest (as by OutgoingMessage) but missing from @types/node.
+    const options = { method: "PUT", headers, signal, agent, highWaterMark: WRITE_BUFFER };
+    const req = http.request(target, options as import("node:http").RequestOptions, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", reject);

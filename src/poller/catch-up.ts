@@ -532,7 +532,9 @@ class EventCatchUp implements CatchUpPoller {
   #handle(event: AnyEvent): Handled | Promise<Handled> {
     let pending: void | Promise<void>;
     try {
-      pending = this.#options.onEvent(event);
+      // Called as a plain function, as the user's own `onEvent` is handed over unwrapped.
+      const { onEvent } = this.#options;
+      pending = onEvent(event);
     } catch (error) {
       return this.#failed(event, error);
     }

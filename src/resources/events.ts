@@ -96,6 +96,8 @@ function dispatch(options: CatchUpOptions): (event: AnyEvent) => void | Promise<
   if (handlers.size === 0 && onEvent === undefined) {
     throw new TypeError("events.catchUp: pass `onEvent`, or `on` with a function per event type.");
   }
+  // `onEvent` itself when there is no `on`: nothing between the poller and it, per event.
+  if (handlers.size === 0 && onEvent !== undefined) return onEvent;
   // Synchronous unless a function returned a promise: the poller then awaits nothing per event.
   return (event) => {
     const first = handlers.get(event.type)?.(event);
