@@ -74,6 +74,16 @@ export function ratioOf(a: number[], b: number[]): number {
   return median(a.map((value, i) => value / (b[i] as number)));
 }
 
+/** The per-round ratios of two modes' events per second. */
+export const ratios = (a: WalkChildOutput[], b: WalkChildOutput[], events: number) =>
+  perSecond(events, a).map((value, i) => value / (perSecond(events, b)[i] as number));
+
+/** Per-round ratios as "0.81x to 0.97x (median 0.90x)". */
+export function spread(values: number[]): string {
+  const sorted = [...values].sort((x, y) => x - y);
+  return `${(sorted[0] as number).toFixed(2)}x to ${(sorted.at(-1) as number).toFixed(2)}x (median ${median(values).toFixed(2)}x)`;
+}
+
 export const run: Suite = async ({ quick }) => {
   const seeded = quick ? 10_000 : 100_000;
   const server = await startSeededServer(seeded);
@@ -105,7 +115,9 @@ export const run: Suite = async ({ quick }) => {
         note:
           `Client CPU per page: ${cpuPerPage(runs.sdk, events)} ms (SDK: ky, one Request and Response per ` +
           `attempt, the async iterator) vs ${cpuPerPage(runs.fetch, events)} ms; the rest of a page's time ` +
-          `is the server's, which both walks wait on alike (the client's per-call work is profiled under Client call overhead). Seeding the log took ${server.seedSeconds.toFixed(1)} s (not timed).`,
+          `is the server's, which both walks wait on alike (the client's per-call work is profiled under Client call overhead). ` +
+          `Per-round ratios: ${spread(ratios(runs.sdk, runs.fetch, events))}. Walk times leave out the heap checks' forced GCs. ` +
+          `Seeding the log took ${server.seedSeconds.toFixed(1)} s (not timed).`,
       },
       {
         group,
