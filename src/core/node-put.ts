@@ -1,5 +1,4 @@
 import type { Agent, ClientRequest } from "node:http";
-import { proxyConfigured } from "../internal/proxy-env.js";
 
 /**
  * Node's fetch keeps every chunk of a streamed request body until the request
@@ -52,10 +51,11 @@ function keepAliveAgent(owner: object, protocol: string, http: NodeHttp): Agent 
 
 /**
  * PUTs `body` to `url` through node:http(s) on `owner`'s keep-alive agent
- * (`owner`: the client), or through the environment's proxy when one is set.
+ * (`owner`: the client), or through the environment's proxy when the client
+ * found one set (`owner.viaProxy`).
  */
 export async function nodePut(
-  owner: object,
+  owner: { readonly viaProxy: boolean },
   url: string,
   body: BodyInit,
   headers: Record<string, string>,
@@ -68,7 +68,7 @@ export async function nodePut(
     target.protocol === "https:" ? await import("node:https") : await import("node:http")
   ).default as NodeHttp;
   // Through the environment's proxy when one is set (src/core/node-proxy.ts).
-  const agent = proxyConfigured()
+  const agent = owner.viaProxy
     ? await (await import("./node-proxy.js")).proxyAgentFor(url)
     : keepAliveAgent(owner, target.protocol, http);
   const stream = new Response(body).body;

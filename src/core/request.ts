@@ -118,6 +118,8 @@ export class Core {
     Omit<ClientOptions, "apiKey">;
   /** Unbound `fetch`, also used for presigned addresses (which get no key). */
   readonly fetch: typeof fetch;
+  /** Whether a proxy variable was set when the client was made: API calls, uploads and downloads then go through it (in Node). */
+  readonly viaProxy: boolean;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
   /** Sent on API requests where the runtime allows it; never to presigned storage addresses. */
@@ -164,14 +166,11 @@ export class Core {
     // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
     // Read once, when the client is made, like the key and the base URL: not
     // four environment reads on every request.
-    const viaProxy =
-      options.fetch === undefined &&
-      options.fetchOptions?.dispatcher === undefined &&
-      isNode() &&
-      proxyConfigured();
+    this.viaProxy = proxyConfigured();
+    const routed = options.fetchOptions?.dispatcher !== undefined;
     this.fetch =
       options.fetch ??
-      (viaProxy
+      (this.viaProxy && !routed && isNode()
         ? async (input, init) => (await import("./node-proxy.js")).nodeFetch(input, init)
         : // Looked up on each call, so that a `fetch` stubbed after the client was made is used.
           (input, init) => globalThis.fetch(input, init));

@@ -138,6 +138,19 @@ describe.skipIf(TINYPROXY === "")("through a forward proxy (tinyproxy)", () => {
     expect(proxied()).toEqual([]);
   });
 
+  it("a proxy variable set after the client was made is not used (read with the key, not per request)", async () => {
+    for (const name of PROXY_VARS) delete process.env[name];
+    const mr = new MedRecords({ apiKey: mock.apiKeys.create(), baseUrl: mock.baseUrl });
+    process.env.HTTP_PROXY = proxyUrl;
+    const kase = await mr.cases.create({ title: "Doe v. Acme", client_name: "Jane Doe" });
+    await mr.cases.uploadDocument(kase.id, {
+      file: new TextEncoder().encode("direct"),
+      file_name: "a.txt",
+      file_type: "text/plain",
+    });
+    expect(proxied()).toEqual([]);
+  });
+
   it("without a proxy variable, nothing goes through the proxy", async () => {
     for (const name of PROXY_VARS) delete process.env[name];
     await roundTrip();
