@@ -38,6 +38,35 @@ describe("retries", () => {
     expect(seen).toHaveLength(2);
   });
 
+  it("a 413 is not retried, even with Retry-After (ky's defaults would retry it)", async () => {
+    const { fetch, seen } = scriptedFetch([
+      apiError(413, "payload_too_large", "too large", { "retry-after": "1" }),
+      json(200, sampleCase),
+    ]);
+    await expect(client(fetch).cases.retrieve("case_1")).rejects.toMatchObject({ status: 413 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it("backs off at most 8 s before jitter, however many retries", async () => {
+    // Full jitter draws below the cap: with Math.random at its top the wait is the cap itself.
+    useFakeClock();
+    vi.spyOn(Math, "random").mockReturnValue(0.999_999);
+    onTestFinished(() => {
+      vi.restoreAllMocks();
+    });
+    const answers = Array.from({ length: 6 }, () => apiError(503, "unavailable", "down"));
+    const { fetch, seen } = scriptedFetch([...answers, json(200, sampleCase)]);
+    const call = client(fetch, { maxRetries: 6 }).cases.retrieve("case_1");
+    // 0.5, 1, 2, 4 and 8 s, then 8 s again (16 s uncapped).
+    await vi.advanceTimersByTimeAsync(500 + 1_000 + 2_000 + 4_000 + 8_000);
+    expect(seen).toHaveLength(6);
+    await vi.advanceTimersByTimeAsync(7_990);
+    expect(seen).toHaveLength(6);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(seen).toHaveLength(7);
+    await expect(call).resolves.toMatchObject({ id: "case_1" });
+  });
+
   it("waits out Retry-After before the next attempt, and no longer", async () => {
     // The wait is asserted to the millisecond without spending it.
     useFakeClock();
