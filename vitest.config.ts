@@ -71,15 +71,13 @@ export default defineConfig({
         test: { name: "e2e-http", include: [E2E], env: { MEDRECORDS_E2E_TRANSPORT: "http" } },
       },
       // msw 2 (installed as `msw2`) in place of msw 3, since the peer range is "^2.0.0 || ^3.0.0":
-      // the unit files that run the mock inside MSW and the test kit's. Not yet the e2e suite:
-      // under msw 2 a presigned PUT reaches the mock without Content-Length (answered 411), and
-      // a delivery MSW passes through to a real receiver waits for the 5 s timeout.
+      // the unit files that run the mock inside MSW, the test kit's, and the e2e suite.
       {
         extends: true,
         resolve: { alias: [{ find: /^msw(\/.*)?$/, replacement: "msw2$1" }] },
         test: {
           name: "msw2",
-          include: MSW_UNIT,
+          include: [...MSW_UNIT, E2E],
           env: { MEDRECORDS_E2E_TRANSPORT: "msw", MEDRECORDS_EXPECT_MSW_MAJOR: "2" },
         },
       },

@@ -9,6 +9,7 @@
  * this machine but the API calls that read the log.
  */
 import { MedRecords } from "../client.js";
+import { discardBody } from "../internal/discard-body.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import { parseDuration } from "../mock/clock.js";
 import type { EventLogGap } from "../poller/catch-up.js";
@@ -294,7 +295,7 @@ async function positionSince(
     const response = await apiFetch(`${mr.baseUrl.replace(/\/+$/, "")}/v2/events?limit=1`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });
-    await response.body?.cancel().catch(() => undefined);
+    discardBody(response);
     const serverMs = Date.parse(response.headers.get("date") ?? "");
     atMs = (Number.isNaN(serverMs) ? Date.now() : serverMs) - since.backMs;
   }

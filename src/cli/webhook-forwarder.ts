@@ -7,6 +7,7 @@
  * (docs/spec-decisions.md, "The local development loop").
  */
 import { causeCode } from "../internal/cause-code.js";
+import { discardBody } from "../internal/discard-body.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS } from "../schemas/webhooks.js";
@@ -86,7 +87,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         redirect: "manual",
         signal: deadline.signal,
       });
-      await response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       ok = response.status >= 200 && response.status < 300 && response.type !== "opaqueredirect";
       status = String(response.status === 0 ? "redirect" : response.status);
     } catch (error) {

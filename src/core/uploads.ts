@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { discardBody } from "../internal/discard-body.js";
 import type { SignUploadResponse } from "../schemas/uploads.js";
 import { UploadError } from "./errors.js";
 import { isNode, nodePut } from "./node-put.js";
@@ -160,7 +161,7 @@ export async function signAndPut(
             duplex: "half",
           } as RequestInit);
     if (response.ok) {
-      await response.body?.cancel();
+      discardBody(response);
       return signed.upload_id;
     }
     const code = await errorCode(response);

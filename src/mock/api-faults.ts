@@ -9,6 +9,7 @@
  * HTTP adapter destroys the socket, after writing the start of the real
  * response that `partialOfDropped()` returns, when there is one.
  */
+import { discardBody } from "../internal/discard-body.js";
 import { randomInt } from "../internal/seeded-random.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { MockFaultConfig, MockFaultStatus } from "./fault-options.js";
@@ -131,7 +132,7 @@ export function createApiFaults(source: ApiFaultSource): ApiFaults {
     if (fault === "drop" && dropTiming === "before") return dropped(undefined);
     const response = await answer(real);
     if (fault === "error") {
-      await response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       return answer(async () => injected());
     }
     if (fault === "drop") return dropped(response);

@@ -83,4 +83,21 @@ describe("webhook forwarder", () => {
     // The answered attempt's signal was released from the command's: nothing of it is kept alive by it.
     expect(signals[0]?.aborted).toBe(false);
   });
+
+  it("counts an answered attempt as answered, even if the caller's fetch holds an unread clone of the answer", async () => {
+    // A fetch wrapper that keeps a copy of each response (MSW 2 does): cancelling the body handed
+    // back settles only when the copy is cancelled too, and no timeout ends this wait.
+    const copies: Response[] = [];
+    const { forward, lines } = forwarder([
+      () => {
+        const response = new Response("thanks", { status: 200 });
+        copies.push(response.clone());
+        return response;
+      },
+    ]);
+    await forward.deliver(event);
+    expect(copies).toHaveLength(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/ {2}evt_1 {2}200 {2}/);
+  });
 });

@@ -75,3 +75,26 @@ describe("upload connections (node:http PUT)", () => {
     expect(connections).toBe(2);
   });
 });
+
+describe("uploads through the caller's fetch", () => {
+  it("an upload ends when storage answers, even if the caller's fetch holds an unread clone of the answer", async () => {
+    // Logging and tracing fetch wrappers (and MSW 2) keep a copy of each response. Cancelling
+    // the body handed back then settles only when that copy is cancelled too: never, here.
+    const copies: Response[] = [];
+    const mr = new MedRecords({
+      apiKey: "medrecords_sk_live_x",
+      baseUrl: apiUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        copies.push(response.clone());
+        return response;
+      },
+    });
+    received = 0;
+    await expect(upload(mr, 1000)).resolves.toMatch(/^[0-9a-f-]{36}$/);
+    expect(received).toBe(1000);
+    // The sign call and the PUT both went through the caller's fetch.
+    expect(copies).toHaveLength(2);
+  });
+});

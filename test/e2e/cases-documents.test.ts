@@ -13,7 +13,7 @@ import {
   UploadError,
   ValidationError,
 } from "../../src/index.js";
-import { useReferenceServers } from "./transport.js";
+import { presignedPut, useReferenceServers } from "./transport.js";
 
 const {
   services: { mock },
@@ -206,11 +206,7 @@ describe("upload flow rules", () => {
       file_name: "a.pdf",
       file_type: "application/pdf",
     });
-    const put = await fetch(signed.upload_url, {
-      method: "PUT",
-      body: "x",
-      headers: { "content-type": "text/plain" },
-    });
+    const put = await presignedPut(signed.upload_url, "x", "text/plain");
     expect(put.status).toBe(400);
     expect(((await put.json()) as { error: { code: string } }).error.code).toBe(
       "content_type_mismatch",
@@ -250,11 +246,7 @@ describe("upload flow rules", () => {
     const c = await newCase();
     const signed = await mr.cases.signUpload(c.id, { file_name: "a.txt", file_type: "text/plain" });
     mock.clock.advance("15m");
-    const put = await fetch(signed.upload_url, {
-      method: "PUT",
-      body: "x",
-      headers: { "content-type": "text/plain" },
-    });
+    const put = await presignedPut(signed.upload_url, "x", "text/plain");
     expect(put.status).toBe(200);
   });
 
@@ -287,11 +279,7 @@ describe("upload flow rules", () => {
       file_name: "a.txt",
       file_type: "text/plain",
     });
-    const put = await fetch(signed.upload_url, {
-      method: "PUT",
-      body: "abc",
-      headers: { "content-type": "text/plain" },
-    });
+    const put = await presignedPut(signed.upload_url, "abc", "text/plain");
     expect(put.status).toBe(200);
     return signed.upload_id;
   }

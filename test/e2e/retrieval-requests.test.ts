@@ -16,7 +16,7 @@ import {
 import type { MockServiceCore } from "../../src/mock/index.js";
 import { SUBSCRIBABLE_EVENT_TYPES, WebhookEvent } from "../../src/schemas/events.js";
 import { eventLogForTesting } from "../helpers/mock-internals.js";
-import { useReferenceServers } from "./transport.js";
+import { presignedPut, useReferenceServers } from "./transport.js";
 
 const NOW = "2026-06-15T12:00:00.000Z";
 const PDF = "%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n% signed HIPAA authorization\n%%EOF\n";
@@ -130,11 +130,7 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
     file_name: "hipaa-signed.pdf",
     file_type: "application/pdf",
   });
-  const put = await fetch(signed.upload_url, {
-    method: "PUT",
-    headers: { "content-type": "application/pdf" },
-    body: PDF,
-  });
+  const put = await presignedPut(signed.upload_url, PDF, "application/pdf");
   expect(put.status).toBe(200);
   const { data: answer, requestId: answerRequestId } = await client.retrievalRequests
     .respondToAction(id, {

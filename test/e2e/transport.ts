@@ -117,3 +117,17 @@ export async function useReferenceServers<N extends string>(
     },
   };
 }
+
+/**
+ * PUTs `body` to a presigned address with plain fetch, as an application
+ * without the SDK would. Content-Length is given explicitly: fetch adds it on
+ * the wire, but msw 2 hands the handler fetch's own arguments, without it.
+ */
+export function presignedPut(url: string, body: string, contentType: string): Promise<Response> {
+  const length = new TextEncoder().encode(body).byteLength;
+  return fetch(url, {
+    method: "PUT",
+    body,
+    headers: { "content-type": contentType, "content-length": String(length) },
+  });
+}

@@ -446,6 +446,32 @@ describe("what counts as a failed attempt (spec, Delivery rule 4)", () => {
     });
   });
 
+  it("an attempt ends when the answer comes, even if someone holds an unread clone of it (as MSW 2 does)", async () => {
+    // A delivery fetch that keeps a copy of each answer, never read: cancelling the body handed
+    // back then settles only when the copy is cancelled too. Waiting for that would hold the
+    // attempt (and flush()) until the per-attempt timeout, here an hour.
+    const copies: Response[] = [];
+    mock = createMockServiceForTesting({
+      now: START,
+      allowPrivateWebhookUrls: true,
+      deliveryTimeoutMs: 3_600_000,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        copies.push(response.clone());
+        return response;
+      },
+    });
+    api = createApi(mock, mock.apiKeys.create());
+    receiver.answer(200);
+    const hook = await createWebhook(api, { url: receiver.url });
+    await emit();
+    expect(copies).toHaveLength(1);
+    expect((await readWebhook(api, hook.id)).last_success_at).toBe(START);
+    const result = await api.post<WebhookTestResult>(`/v2/webhooks/${hook.id}/test`);
+    expect(result.body).toMatchObject({ success: true, status_code: 200 });
+    expect(copies).toHaveLength(2);
+  });
+
   it("the default per-attempt timeout is the spec's 5 seconds", () => {
     expect(contextOf(createMockService()).delivery.timeoutMs).toBe(5_000);
   });

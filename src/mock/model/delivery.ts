@@ -11,6 +11,7 @@
  * attempt has finished.
  */
 import { causeCode } from "../../internal/cause-code.js";
+import { discardBody } from "../../internal/discard-body.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,
   WEBHOOK_DELIVERY_TIMEOUT_MS,
@@ -203,7 +204,7 @@ async function post(
       signal: AbortSignal.timeout(runtime.timeoutMs),
     });
     const duration_ms = elapsed();
-    await response.body?.cancel().catch(() => undefined);
+    discardBody(response);
     const { status } = response;
     if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
       const code = status >= 300 ? status : null;
