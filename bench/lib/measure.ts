@@ -54,6 +54,8 @@ export interface Comparison {
   results: Record<string, TaskResult>;
   /** Median over the rounds of `a / b` (figures per second, larger is better). */
   ratio(a: string, b: string): number;
+  /** Each round's `a / b`, in round order: how far the median could move on another run. */
+  ratios(a: string, b: string): number[];
 }
 
 // Present when the process runs with --expose-gc (bench/run.ts starts each suite so).
@@ -89,6 +91,13 @@ export function median(values: readonly number[]): number {
   const mid = sorted.length >> 1;
   if (sorted.length === 0) return Number.NaN;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The middle half of `values` (first to third quartile, nearest rank), for a note: "0.82x to 0.91x". */
+export function middleHalf(values: readonly number[], digits = 2): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return `${at(0.25).toFixed(digits)}x to ${at(0.75).toFixed(digits)}x`;
 }
 
 export async function compare(
@@ -154,15 +163,13 @@ export async function compare(
       iterations: plan.get(name)!.iterations,
     };
   }
-  return {
-    results,
-    ratio(a, b) {
-      const ra = rounds.get(a);
-      const rb = rounds.get(b);
-      if (!ra || !rb) throw new Error(`compare: no task named ${ra ? b : a}`);
-      return median(ra.map((v, i) => v / rb[i]!));
-    },
+  const ratios = (a: string, b: string) => {
+    const ra = rounds.get(a);
+    const rb = rounds.get(b);
+    if (!ra || !rb) throw new Error(`compare: no task named ${ra ? b : a}`);
+    return ra.map((v, i) => v / rb[i]!);
   };
+  return { results, ratios, ratio: (a, b) => median(ratios(a, b)) };
 }
 
 /** Runs `fn` for about `ms`, in growing batches; returns the last batch's time per call. */

@@ -1,4 +1,4 @@
-import type { Comparison } from "./measure.ts";
+import { type Comparison, middleHalf } from "./measure.ts";
 import { figure } from "./report.ts";
 import type { BenchRow } from "./types.ts";
 
@@ -31,7 +31,10 @@ export function ratioRow(spec: RatioRowSpec): BenchRow {
     ratio: comparison.ratio(spec.subject.task, spec.baseline.task),
     target: spec.target,
   };
-  if (spec.note !== undefined) row.note = spec.note;
+  // Every such row's spread, so that a miss by less than it reads as what it is.
+  const perRound = comparison.ratios(spec.subject.task, spec.baseline.task);
+  const spread = `Middle half of the ${perRound.length} per-round ratios: ${middleHalf(perRound)}.`;
+  row.note = spec.note === undefined ? spread : `${spec.note} ${spread}`;
   return row;
 }
 

@@ -115,7 +115,10 @@ export const run: Suite = async ({ quick }) => {
         note:
           `Client CPU per page: ${cpuPerPage(runs.sdk, events)} ms (SDK: ky, one Request and Response per ` +
           `attempt, the async iterator) vs ${cpuPerPage(runs.fetch, events)} ms; the rest of a page's time ` +
-          `is the server's, which both walks wait on alike (the client's per-call work is profiled under Client call overhead). ` +
+          `is the server's, which both walks wait on alike. Issue 19 profile (\`node --cpu-prof\` of both walks, 30 000 events, ` +
+          `100 µs sampling, absolute milliseconds compared): body reading and JSON parsing cost the same on both sides; what ` +
+          `ours adds per page is the per-GET request pipeline, ky's floor and ours (profiled under Client call overhead), ` +
+          `and the async iterator's step per item, about 0.2 µs (0.1 µs with a hand-written iterator, measured apart: under 1 % of a page). ` +
           `Per-round ratios: ${spread(ratios(runs.sdk, runs.fetch, events))}. Walk times leave out the heap checks' forced GCs. ` +
           `Seeding the log took ${server.seedSeconds.toFixed(1)} s (not timed).`,
       },
