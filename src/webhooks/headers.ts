@@ -27,6 +27,8 @@ export function readHeader(headers: WebhookHeaders, name: string): string | unde
   return readHeaders(headers, [name])[0];
 }
 
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
 /**
  * `readHeader` of each name, reading a record's names once for all of them
  * (`verifyWebhook` reads four headers of every delivery).
@@ -35,42 +37,53 @@ export function readHeaders(
   headers: WebhookHeaders,
   names: readonly string[],
 ): (string | undefined)[] {
-  const wanted = names.map((name) => name.toLowerCase());
-  if (typeof Headers !== "undefined" && headers instanceof Headers) {
-    return wanted.map((name) => headers.get(name) ?? undefined);
-  }
-  const matches = wanted.map((name) => (PRINTABLE_ASCII.test(name) ? sameAsciiName : sameAnyName));
-  if (
-    Symbol.iterator in headers &&
-    typeof (headers as Iterable<unknown>)[Symbol.iterator] === "function"
-  ) {
-    // Read once per name, as a one-shot iterator was always read.
-    return wanted.map((name, i) => {
-      const found: string[] = [];
-      for (const [key, value] of headers as Iterable<[string, string]>) {
-        if (matches[i]!(key, name)) found.push(value);
-      }
-      return found.length ? found.join(", ") : undefined;
-    });
-  }
-  const record = headers as Record<string, string | string[] | undefined>;
-  const found: (string | undefined)[] = wanted.map(() => undefined);
-  for (const key of Object.keys(record)) {
-    for (let i = 0; i < wanted.length; i++) {
-      if (!matches[i]!(key, wanted[i]!)) continue;
-      const value = record[key];
-      if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
-      // As `[...values].join(", ")` would, without the array.
-      const text =
-        typeof value === "string" ? value : (Array.isArray(value) ? value : [value]).join(", ");
-      const before = found[i];
-      found[i] = before === undefined ? text : `${before}, ${text}`;
-    }
-  }
-  return found;
+  return headerReader(names)(headers);
 }
 
-const PRINTABLE_ASCII = /^[ -~]*$/;
+/**
+ * `readHeaders` over fixed `names`, lowercased and classified once rather
+ * than on every call: `verifyWebhook` makes its reader at load.
+ */
+export function headerReader(
+  names: readonly string[],
+): (headers: WebhookHeaders) => (string | undefined)[] {
+  const wanted = names.map((name) => name.toLowerCase());
+  const matches = wanted.map((name) => (PRINTABLE_ASCII.test(name) ? sameAsciiName : sameAnyName));
+  return (headers) => {
+    if (typeof Headers !== "undefined" && headers instanceof Headers) {
+      return wanted.map((name) => headers.get(name) ?? undefined);
+    }
+    if (
+      Symbol.iterator in headers &&
+      typeof (headers as Iterable<unknown>)[Symbol.iterator] === "function"
+    ) {
+      // Read once per name, as a one-shot iterator was always read.
+      return wanted.map((name, i) => {
+        const found: string[] = [];
+        for (const [key, value] of headers as Iterable<[string, string]>) {
+          if (matches[i]!(key, name)) found.push(value);
+        }
+        return found.length ? found.join(", ") : undefined;
+      });
+    }
+    const record = headers as Record<string, string | string[] | undefined>;
+    const found: (string | undefined)[] = wanted.map(() => undefined);
+    for (const key of Object.keys(record)) {
+      for (let i = 0; i < wanted.length; i++) {
+        if (!matches[i]!(key, wanted[i]!)) continue;
+        const value = record[key];
+        if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+        // As `[...values].join(", ")` would, without the array.
+        const text =
+          typeof value === "string" ? value : (Array.isArray(value) ? value : [value]).join(", ");
+        const before = found[i];
+        found[i] = before === undefined ? text : `${before}, ${text}`;
+      }
+    }
+    return found;
+  };
+}
+
 
 /**
  * `key.toLowerCase() === wanted` for a printable ASCII `wanted`, without lowercasing

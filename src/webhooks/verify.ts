@@ -2,7 +2,7 @@ import { hmacSha256Matches } from "#hmac";
 import type { WebhookEvent } from "../schemas/events.js";
 import type { SignedData } from "./crypto.js";
 import { signatureMismatchHints, toleranceError, WebhookVerificationError } from "./errors.js";
-import { readHeaders, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
+import { headerReader, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
 import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./tolerance.js";
 
@@ -59,12 +59,12 @@ export const MAX_SIGNATURE_CANDIDATES = 10;
 const V1_TOKEN = /^v1=[0-9a-f]{64}$/;
 const SIGNATURE_TOKENS = /[^\s,]+/g;
 const TIMESTAMP = /^\d{1,15}$/;
-const DELIVERY_HEADERS = [
+const readDeliveryHeaders = headerReader([
   WEBHOOK_HEADERS.timestamp,
   WEBHOOK_HEADERS.signatureV1,
   WEBHOOK_HEADERS.eventId,
   WEBHOOK_HEADERS.eventType,
-];
+]);
 
 /**
  * Verifies a delivery and returns its event. Checks, in order: the timestamp
@@ -90,10 +90,8 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   const { headers } = options;
 
   // All four in one pass over the names; the event's two are compared after the signature.
-  const [timestampHeader, signatureValue, eventIdHeader, eventTypeHeader] = readHeaders(
-    headers,
-    DELIVERY_HEADERS,
-  );
+  const [timestampHeader, signatureValue, eventIdHeader, eventTypeHeader] =
+    readDeliveryHeaders(headers);
   const timestamp = timestampHeader?.trim();
   if (timestamp === undefined || timestamp === "") throw missingHeader(WEBHOOK_HEADERS.timestamp);
   const signatureHeader = signatureValue?.trim();
