@@ -84,7 +84,6 @@ export function headerReader(
   };
 }
 
-
 /**
  * `key.toLowerCase() === wanted` for a printable ASCII `wanted`, without lowercasing
  * every name of the request: a name of another length cannot lowercase to it
