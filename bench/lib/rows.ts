@@ -44,3 +44,11 @@ export function perSecond(comparison: Comparison, task: string, unit = "ops/s"):
   if (!result) throw new Error(`perSecond: no task ${task}`);
   return figure({ label: task, value: result.perSecond, unit });
 }
+
+/**
+ * How a peer's row follows from the row against the inline baseline (task
+ * "inline"), for its note: the inline floor's own lead over the peer.
+ */
+export function peerCeiling(comparison: Comparison, peer: string): string {
+  return `The inline baseline, with no header or shape checks, is ${comparison.ratio("inline", peer).toFixed(2)}x of this peer in this run: this row is that lead times ours against the inline floor, and misses when that row's ratio dips, for the cause named there.`;
+}

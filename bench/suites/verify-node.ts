@@ -7,8 +7,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { verifyWebhook } from "medrecords/webhooks";
 import Stripe from "stripe";
 import { Webhook as SvixWebhook } from "svix";
-import { type Comparison, compare } from "../lib/measure.ts";
-import { perSecond, ratioRow } from "../lib/rows.ts";
+import { compare } from "../lib/measure.ts";
+import { peerCeiling, perSecond, ratioRow } from "../lib/rows.ts";
 import type { BenchRow, Suite } from "../lib/types.ts";
 import { KiB, statusChangedBody } from "../lib/webhook-fixtures.ts";
 
@@ -29,11 +29,6 @@ export const run: Suite = async ({ quick }) => {
  */
 const SMALL_BODY_PROFILE =
   "Issue 19 profile (`node --cpu-prof`, 200 000 calls of each on this 1 KiB delivery): JSON.parse and the HMAC cost the same on both sides; ours spends about 1 µs more per call (of about 9) on what the baseline skips: the four headers read from the record by name, the signature list and its pattern, the ASCII and timestamp checks, and the event shape check. That puts ours at about 0.9x of the inline floor, give or take the run-to-run noise of a 9 µs call.";
-
-/** How a peer's 1 KiB row follows from the inline one: the inline floor's own lead over the peer. */
-function ceiling(comparison: Comparison, peer: string): string {
-  return `The inline baseline, with no header or shape checks, is ${comparison.ratio("inline", peer).toFixed(2)}x of this peer in this run: this row is that lead times ours against the inline floor, and misses when that row's ratio dips, for the cause named there.`;
-}
 
 async function bench(size: number, quick: boolean): Promise<BenchRow[]> {
   // Node receivers get the body as a Buffer (express.raw, toNodeListener).
@@ -127,7 +122,7 @@ async function bench(size: number, quick: boolean): Promise<BenchRow[]> {
       note: `Stripe's own header format (\`t=...,v1=...\`) over the same body and secret, the Buffer passed as Node receivers get it. Stripe decodes the Buffer to a string, joins it to the timestamp and has node:crypto encode it again for the HMAC; ours feeds the Buffer to the HMAC as it is.${
         size >= 64 * KiB
           ? " With JSON.parse and the HMAC the same on both sides (86 % of ours at 64 KiB), those copies are all that separates them: ours runs at about 1.0x the inline floor and Stripe at about 0.9x, so this row lands at 1.1x give or take the run-to-run noise; nothing left in ours is larger than that noise."
-          : ` ${ceiling(comparison, "stripe")}`
+          : ` ${peerCeiling(comparison, "stripe")}`
       }`,
     }),
     ratioRow({
@@ -136,7 +131,7 @@ async function bench(size: number, quick: boolean): Promise<BenchRow[]> {
       baseline: { task: "svix", label: "svix Webhook.verify + JSON.parse" },
       target: 2.5,
       note: `svix 2.x \`Webhook.verify\` returns \`undefined\` (it calls standardwebhooks with \`jsonParse: false\`), so a receiver parses the body itself: the anchor is \`verify\` + \`JSON.parse\`, the same work as ours. \`verify\` alone: ${perSecond(comparison, "svixVerifyOnly")}, ours ${comparison.ratio("ours", "svixVerifyOnly").toFixed(2)}x of it. Its HMAC is pure JavaScript (fast-sha256).${
-        size >= 64 * KiB ? "" : ` ${ceiling(comparison, "svix")}`
+        size >= 64 * KiB ? "" : ` ${peerCeiling(comparison, "svix")}`
       }`,
     }),
   ];

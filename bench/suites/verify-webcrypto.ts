@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import Stripe from "stripe";
 import { compare } from "../lib/measure.ts";
-import { ratioRow } from "../lib/rows.ts";
+import { peerCeiling, ratioRow } from "../lib/rows.ts";
 import type { BenchRow, Suite } from "../lib/types.ts";
 import { KiB, statusChangedBody } from "../lib/webhook-fixtures.ts";
 
@@ -128,7 +128,7 @@ export const run: Suite = async ({ quick }) => {
       name: "1 KiB body vs stripe constructEventAsync",
       baseline: { task: "stripe", label: "constructEventAsync (SubtleCryptoProvider)" },
       target: 1.5,
-      note: `Stripe's SubtleCryptoProvider imports the key again on every call (\`importKey\` then \`sign\`: two thread-pool jobs where ours has one). The inline baseline above, with no header checks and no shape check, is ${comparison.ratio("inline", "stripe").toFixed(2)}x of Stripe in this run: this row is that ceiling times ours against the inline floor, and misses when that row does, for the cause named there.`,
+      note: `Stripe's SubtleCryptoProvider imports the key again on every call (\`importKey\` then \`sign\`: two thread-pool jobs where ours has one). ${peerCeiling(comparison, "stripe")}`,
     }),
   ];
   return rows;

@@ -24,25 +24,15 @@ export type WebhookHeaders =
  * signature header fails verification instead of picking one silently.
  */
 export function readHeader(headers: WebhookHeaders, name: string): string | undefined {
-  return readHeaders(headers, [name])[0];
+  return headerReader([name])(headers)[0];
 }
 
 const PRINTABLE_ASCII = /^[ -~]*$/;
 
 /**
- * `readHeader` of each name, reading a record's names once for all of them
- * (`verifyWebhook` reads four headers of every delivery).
- */
-export function readHeaders(
-  headers: WebhookHeaders,
-  names: readonly string[],
-): (string | undefined)[] {
-  return headerReader(names)(headers);
-}
-
-/**
- * `readHeaders` over fixed `names`, lowercased and classified once rather
- * than on every call: `verifyWebhook` makes its reader at load.
+ * A reader of `names`, each as `readHeader` reads it, going over a record's
+ * names once for all of them. The names are lowercased and classified here,
+ * once: `verifyWebhook` makes its reader of four at load.
  */
 export function headerReader(
   names: readonly string[],

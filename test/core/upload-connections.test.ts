@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MedRecords } from "../../src/index.js";
+import { cloningFetch } from "../helpers/cloning-fetch.js";
 
 /** A sign-upload endpoint and a storage origin that counts its connections and the bytes PUT. */
 let api: Server;
@@ -78,18 +79,12 @@ describe("upload connections (node:http PUT)", () => {
 
 describe("uploads through the caller's fetch", () => {
   it("an upload ends when storage answers, even if the caller's fetch holds an unread clone of the answer", async () => {
-    // Logging and tracing fetch wrappers (and MSW 2) keep a copy of each response. Cancelling
-    // the body handed back then settles only when that copy is cancelled too: never, here.
-    const copies: Response[] = [];
+    const { fetch, copies } = cloningFetch();
     const mr = new MedRecords({
       apiKey: "medrecords_sk_live_x",
       baseUrl: apiUrl,
       maxRetries: 0,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        copies.push(response.clone());
-        return response;
-      },
+      fetch,
     });
     received = 0;
     await expect(upload(mr, 1000)).resolves.toMatch(/^[0-9a-f-]{36}$/);

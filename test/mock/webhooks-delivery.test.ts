@@ -15,6 +15,7 @@ import {
   type WebhookTestResult,
 } from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
+import { cloningFetch } from "../helpers/cloning-fetch.js";
 import {
   createMockServiceForTesting,
   emitEventForTesting,
@@ -447,19 +448,14 @@ describe("what counts as a failed attempt (spec, Delivery rule 4)", () => {
   });
 
   it("an attempt ends when the answer comes, even if someone holds an unread clone of it (as MSW 2 does)", async () => {
-    // A delivery fetch that keeps a copy of each answer, never read: cancelling the body handed
-    // back then settles only when the copy is cancelled too. Waiting for that would hold the
-    // attempt (and flush()) until the per-attempt timeout, here an hour.
-    const copies: Response[] = [];
+    // Waiting for the body's cancel would hold the attempt (and flush()) until the per-attempt
+    // timeout, here an hour.
+    const { fetch, copies } = cloningFetch();
     mock = createMockServiceForTesting({
       now: START,
       allowPrivateWebhookUrls: true,
       deliveryTimeoutMs: 3_600_000,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        copies.push(response.clone());
-        return response;
-      },
+      fetch,
     });
     api = createApi(mock, mock.apiKeys.create());
     receiver.answer(200);
