@@ -12,8 +12,12 @@
  * handled: skip them), and a save never moves the real position back. For
  * the real service nothing is clamped and the store is the one it wraps.
  */
-import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
-import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
+import {
+  type Checkpoint,
+  type CheckpointStore,
+  compareInstants,
+} from "../shared/checkpoint-store.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 
 /** Clamped this far below the poller's limit, for the time between load and its check. */
 const MARGIN_MS = 60_000;

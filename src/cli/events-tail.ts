@@ -22,7 +22,6 @@ import {
 } from "../core/errors.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
@@ -33,6 +32,11 @@ import {
   EVENT_TYPE_FILTER_MAX,
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
+import {
+  type Checkpoint,
+  type CheckpointStore,
+  compareInstants,
+} from "../shared/checkpoint-store.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import { OutputClosedError } from "./process-output.js";

@@ -7,6 +7,7 @@ import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handler
 import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
+import { createState } from "./model/create-state.js";
 import {
   createDeliveryRuntime,
   type DeliveryMode,
@@ -14,7 +15,7 @@ import {
   type InboxDelivery,
 } from "./model/delivery.js";
 import { newRequestId } from "./model/ids.js";
-import { createState, type ModelContext } from "./model/state.js";
+import type { ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
 import { createRequestJournal, type MockRequestJournal } from "./request-journal.js";
 import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";

@@ -16,8 +16,6 @@ import {
   type Operation,
   pathParamNames,
 } from "../contract/index.js";
-import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
-import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
 import { DEFAULT_PAGE_LIMIT, OpenEnumOther, PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
@@ -26,11 +24,10 @@ import {
   ActionResponseMessage,
   RetrievalRequestCreate,
 } from "../schemas/retrieval-requests.js";
-import {
-  WEBHOOK_DELIVERY_TIMEOUT_MS,
-  WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS,
-  WebhookUpdate,
-} from "../schemas/webhooks.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS, WebhookUpdate } from "../schemas/webhooks.js";
+import { API_KEY_PREFIX } from "../shared/api-key.js";
+import { MAX_BODY_BYTES } from "../shared/request-body.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
 import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS, TAGS, WEBHOOK_EVENTS } from "./components.js";
 

@@ -11,7 +11,7 @@
  * `onEvent`'s error propagates), so a crash at any point replays at most the
  * unsaved events of one page and loses none.
  */
-import { MedRecordsError } from "../core/errors.js";
+
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
@@ -21,17 +21,17 @@ import {
   type EventListParams,
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
-import { StoreUnavailableError } from "../stores/store-error.js";
-import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
-import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
+import { isCheckpointLeaseStore } from "../shared/checkpoint-lease.js";
 import {
   type Checkpoint,
-  CheckpointCursor,
   type CheckpointStore,
   compareInstants,
-  parseLoadedCheckpoint,
-} from "./checkpoint.js";
-import { isCheckpointLeaseStore } from "./checkpoint-lease.js";
+} from "../shared/checkpoint-store.js";
+import { claimChecked, type DedupeStore } from "../shared/dedupe-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
+import { CheckpointCursor, parseLoadedCheckpoint } from "./checkpoint.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
 

@@ -24,7 +24,6 @@ export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 export const WEBHOOK_AUTO_DISABLE_AFTER = 5;
 /** At most one test per webhook in this window (spec, Webhooks rule 3). */
 export const WEBHOOK_TEST_INTERVAL_MS = 10_000;
-export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
 
 const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
 const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();

@@ -1,4 +1,3 @@
-import { parseCheckpoint } from "../poller/checkpoint.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseLostReason,
@@ -6,9 +5,10 @@ import {
   fenceArgument,
   leaseSecondsOption,
   ownerArgument,
-} from "../poller/checkpoint-lease.js";
+} from "../shared/checkpoint-lease.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import { parseCheckpoint } from "./parse-checkpoint.js";
 import { type PostgresQueryable, quoteTableName, tableCreator } from "./postgres.js";
-import { StoreUnavailableError } from "./store-error.js";
 
 /** Options of `postgresCheckpointStore(options)`. */
 export interface PostgresCheckpointStoreOptions {

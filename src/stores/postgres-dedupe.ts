@@ -1,10 +1,11 @@
-import { MedRecordsError } from "../core/errors.js";
 import {
   checkLeaseSeconds,
   type DedupeClaim,
   type DedupeStore,
   newLeaseToken,
-} from "../webhooks/dedupe.js";
+} from "../shared/dedupe-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import {
   type PostgresPool,
   type PostgresPoolClient,
@@ -12,7 +13,6 @@ import {
   quoteTableName,
   tableCreator,
 } from "./postgres.js";
-import { StoreUnavailableError } from "./store-error.js";
 
 /** Options of `postgresDedupeStore(options)`. */
 export interface PostgresDedupeStoreOptions {

@@ -1,4 +1,3 @@
-import { instantOf, parseCheckpoint } from "../poller/checkpoint.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseLostReason,
@@ -6,8 +5,10 @@ import {
   fenceArgument,
   leaseSecondsOption,
   ownerArgument,
-} from "../poller/checkpoint-lease.js";
-import { StoreUnavailableError } from "./store-error.js";
+} from "../shared/checkpoint-lease.js";
+import { instantOf } from "../shared/checkpoint-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import { parseCheckpoint } from "./parse-checkpoint.js";
 
 /**
  * What the Redis checkpoint store needs of a client: node-redis (`redis` v4

@@ -3,8 +3,8 @@ import {
   type DedupeClaim,
   type DedupeStore,
   newLeaseToken,
-} from "../webhooks/dedupe.js";
-import { StoreUnavailableError } from "./store-error.js";
+} from "../shared/dedupe-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 
 /**
  * What the Redis dedupe store needs of a client: node-redis (`redis` v4 to

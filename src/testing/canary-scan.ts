@@ -4,7 +4,7 @@
  * canary's kind and show an excerpt with every canary value redacted, so the
  * report itself leaks nothing.
  */
-import { MedRecordsError } from "../core/errors.js";
+import { MedRecordsError } from "../shared/errors.js";
 import { type Canary, PHI_CANARIES } from "./fictional-clients.js";
 
 /** A request the application sent elsewhere than the API, as `captureLeaks` records it. */

@@ -1,12 +1,12 @@
 import type { WebhookEvent } from "../schemas/events.js";
-import { StoreUnavailableError } from "../stores/store-error.js";
 import {
   claimChecked,
   DEFAULT_DEDUPE_TTL_SECONDS,
   type DedupeClaim,
   type DedupeStore,
-  memoryDedupeStore,
-} from "./dedupe.js";
+} from "../shared/dedupe-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import { memoryDedupeStore } from "./dedupe.js";
 import { WebhookVerificationError } from "./errors.js";
 import type { EventOfType, HandledEventType } from "./events.js";
 import { verifyWebhook } from "./verify.js";

@@ -1,9 +1,11 @@
 /**
  * Calls any operation of the contract through the client method that calls
- * it (src/resources/methods.ts), with the arguments in the order every such
+ * it (src/client-methods.ts), with the arguments in the order every such
  * method takes them: the path template's ids, then the body (when the
  * operation has one), then the query (when it has one).
  */
+
+import { CLIENT_METHODS } from "../../src/client-methods.js";
 import {
   CONTRACT,
   type Operation,
@@ -11,7 +13,6 @@ import {
   pathParamNames,
 } from "../../src/contract/index.js";
 import type { MedRecords } from "../../src/index.js";
-import { CLIENT_METHODS } from "../../src/resources/methods.js";
 import { VALID_BODIES, VALID_QUERIES } from "../fuzz/arbitraries.js";
 
 /** `METHOD /path/:param`, as VALID_BODIES and the reference server's routes key an operation. */

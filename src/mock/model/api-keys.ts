@@ -4,12 +4,11 @@
  */
 
 import { SCOPES, type Scope } from "../../schemas/scopes.js";
+import { API_KEY_PREFIX } from "../../shared/api-key.js";
 import { MockApiError } from "../http-error.js";
 import { randomBase62 } from "./ids.js";
 
 export { SCOPES, type Scope };
-
-export const API_KEY_PREFIX = "medrecords_sk_live_";
 
 export interface ApiKeyRecord {
   /** Stable identity of the key, for fields such as `created_by`. */

@@ -7,9 +7,9 @@
  * package imports it at runtime; the tests call every operation through it.
  */
 import type { z } from "zod";
-import type { MedRecords } from "../client.js";
-import type { Contract } from "../contract/index.js";
-import type { Operation } from "../contract/operation.js";
+import type { MedRecords } from "./client.js";
+import type { Contract } from "./contract/index.js";
+import type { Operation } from "./contract/operation.js";
 
 /** The names of the client's resources: `"cases" | "documents" | ...`. */
 export type ResourceName = {
