@@ -88,7 +88,7 @@ export interface MockServiceOptions {
 
 /** Options for the project's own tests only; not part of `medrecords/mock`. */
 export interface InternalMockServiceOptions {
-  /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
+  /** Per-attempt delivery timeout in ms, so the timeout test needs no long wait. @default WEBHOOK_DELIVERY_TIMEOUT_MS */
   deliveryTimeoutMs?: number;
   /** Sees every answer of the API origin, e.g. to check it against openapi.json. */
   onApiResponse?: (request: Request, response: Response) => void;
@@ -159,7 +159,7 @@ export interface MockServiceCore {
   /**
    * Every request the API origin received (method, path, path template,
    * status, request id, time; no body, header or query), oldest first, the
-   * last 10 000; `requests.clear()` forgets them.
+   * last `MOCK_REQUEST_JOURNAL_LIMIT`; `requests.clear()` forgets them.
    */
   readonly requests: MockRequestJournal;
 }

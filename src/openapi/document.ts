@@ -128,7 +128,7 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
       s.allOf = pairs.map((pair) => ({ oneOf: pair.map((name) => ({ required: [name] })) }));
     },
   ],
-  // `.trim().min(1).max(10000)`: the bounds hold after trimming, so a 10 000-character message
+  // `.trim().min(1).max(ACTION_RESPONSE_MESSAGE_MAX)`: the bounds hold after trimming, so a longest message
   // with surrounding spaces is valid; bounds on the raw string would refuse it.
   [
     ActionResponseMessage,

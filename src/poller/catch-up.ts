@@ -53,7 +53,7 @@ export interface EventLogReader {
 
 /** What `onGap` is told: events between the two instants may be gone from the log. */
 export interface EventLogGap {
-  /** The checkpoint the run started from, older than the log's 30-day retention. */
+  /** The checkpoint the run started from, older than the log's retention (`EVENT_RETENTION_DAYS`). */
   checkpoint: Checkpoint;
   /**
    * The retention horizon, ISO 8601: the log holds the events created at or
@@ -80,7 +80,7 @@ export interface CatchUpOptions<
    */
   checkpoint?: CheckpointStore;
   /**
-   * Only these event types (sent as `type`, 1 to 20), e.g.
+   * Only these event types (sent as `type`, 1 to `EVENT_TYPE_FILTER_MAX`), e.g.
    * `["retrieval_request.status_changed"]`: `onEvent` then receives those
    * types only, typed as such. A name this SDK does not know fails to compile.
    * @default every type the key can read
@@ -105,7 +105,7 @@ export interface CatchUpOptions<
    */
   onEvent?: (event: NoInfer<CatchUpEvent<Types>>) => void | Promise<void>;
   /**
-   * Called when the checkpoint is older than the log's 30-day retention, so
+   * Called when the checkpoint is older than the log's retention (`EVENT_RETENTION_DAYS`), so
    * events may have expired unseen. Recover them with
    * `mr.retrievalRequests.changes({ since })` (incremental polling on the
    * retrieval requests themselves, which has no retention), then resolve: the
@@ -118,9 +118,9 @@ export interface CatchUpOptions<
    */
   onGap?: (gap: EventLogGap) => void | Promise<void>;
   /**
-   * Events per page (sent as `limit`, 1 to 100): also the most events the
+   * Events per page (sent as `limit`, 1 to `PAGE_LIMIT_MAX`): also the most events the
    * poller holds in memory at once.
-   * @default 100
+   * @default PAGE_LIMIT_MAX
    */
   pageSize?: number;
   /**
@@ -138,7 +138,7 @@ export interface CatchUpOptions<
   dedupe?: DedupeStore;
   /**
    * How long an id stays done in `dedupe`, in seconds.
-   * @default 2_592_000 (30 days, the log's retention)
+   * @default the log's retention (`EVENT_RETENTION_DAYS`), in seconds
    */
   dedupeTtlSeconds?: number;
   /**

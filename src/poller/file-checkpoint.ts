@@ -18,7 +18,7 @@ export interface FileCheckpointOptions {
   /**
    * Seconds a poller's lease lasts without renewal: the longest another
    * process waits to take over after the holder died.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

@@ -15,7 +15,7 @@ import { parseCheckpoint } from "../stores/parse-checkpoint.js";
 export interface MemoryCheckpointOptions {
   /**
    * Seconds a poller's lease lasts without renewal.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

@@ -86,12 +86,12 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const PAGE_LIMIT_MAX = 100;
 /** Page size of list endpoints when `limit` is omitted. */
 export const DEFAULT_PAGE_LIMIT = 25;
-/** Page size of list endpoints: 1 to 100 (`PAGE_LIMIT_MAX`). */
+/** Page size of list endpoints: 1 to `PAGE_LIMIT_MAX`. */
 export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
-  /** Items per page, 1 to 100. @default 25 */
+  /** Items per page, 1 to `PAGE_LIMIT_MAX`. @default `DEFAULT_PAGE_LIMIT` */
   limit: PageLimit.optional(),
   /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
   cursor: z.string().min(1).optional(),

@@ -26,7 +26,7 @@ export type Document = z.infer<typeof Document>;
 
 /** Request body that attaches uploaded bytes to a case as a document. */
 export const DocumentCreate = z.strictObject({
-  /** From case-level signing, after the bytes were PUT; usable once, within an hour of signing. */
+  /** From case-level signing, after the bytes were PUT; usable once, within `UPLOAD_ID_TTL_MS` of signing. */
   upload_id: z.string().min(1),
   /** Virtual grouping path, e.g. `/intake`. */
   path: z.string().nullable().optional(),
@@ -46,7 +46,7 @@ export type DocumentUpdate = z.infer<typeof DocumentUpdate>;
 export const DownloadResponse = z.strictObject({
   /** Presigned GET address of the bytes. */
   download_url: z.url(),
-  /** Seconds the address stays valid: 3600. */
+  /** Seconds the address stays valid: `DOWNLOAD_URL_TTL_SECONDS`. */
   expires_in: z.number().int().positive(),
 });
 export type DownloadResponse = z.infer<typeof DownloadResponse>;

@@ -16,7 +16,7 @@ export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** A delivery attempt succeeds on a 2xx within this bound (spec, Delivery rule 4). */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 5_000;
-/** Waits before attempts 2 to 5 after successive failures: 1 min, 5 min, 30 min, 2 h (Delivery rule 5). */
+/** Waits before each retry after successive failures (Delivery rule 5). */
 export const WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
 /** Attempts per event: the first and one per retry delay. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
@@ -97,7 +97,7 @@ export const Webhook = z.strictObject({
 });
 export type Webhook = z.infer<typeof Webhook>;
 
-/** Response of GET /v2/webhooks: a bare array, at most 20 (docs/spec-decisions.md, "Lists"). */
+/** Response of GET /v2/webhooks: a bare array, at most {@link MAX_WEBHOOKS} (docs/spec-decisions.md, "Lists"). */
 export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
 export type WebhookList = z.infer<typeof WebhookList>;
 
@@ -107,17 +107,17 @@ export type WebhookList = z.infer<typeof WebhookList>;
  */
 export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
-    /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
+    /** 1 to {@link WEBHOOK_NAME_MAX} characters, unique within the organization (409 conflict otherwise). */
     name,
     /**
      * A public http or https address: an absolute ASCII URI (RFC 3986, so
      * spaces and non-ASCII characters percent-encoded, an international host
-     * in its `xn--` form) without credentials, up to 2048 characters.
+     * in its `xn--` form) without credentials, up to {@link WEBHOOK_URL_MAX} characters.
      */
     url,
     /** At least one; duplicates are stored once. */
     events,
-    /** Up to 500 characters. */
+    /** Up to {@link WEBHOOK_DESCRIPTION_MAX} characters. */
     description: description.optional(),
   }),
 );
@@ -156,13 +156,13 @@ export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
     .strictObject({
-      /** 1 to 100 characters, unique within the organization. */
+      /** 1 to {@link WEBHOOK_NAME_MAX} characters, unique within the organization. */
       name: name.optional(),
       /** As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials. */
       url: url.optional(),
       /** Replaces the subscribed types; at least one. */
       events: events.optional(),
-      /** Up to 500 characters; null clears it. */
+      /** Up to {@link WEBHOOK_DESCRIPTION_MAX} characters; null clears it. */
       description: description.optional(),
       /** False stops deliveries; true resumes them, resetting the failure count when it was disabled. */
       is_enabled: z.boolean().optional(),
@@ -176,7 +176,7 @@ export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
 
 /** Result of the test operation: HTTP 200 even when the delivery failed. */
 export const WebhookTestResult = z.strictObject({
-  /** True when the endpoint answered 2xx within 5 seconds. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS}. */
   success: z.boolean(),
   /** The endpoint's status; null when no response was received. */
   status_code: z.number().int().nullable(),
@@ -207,7 +207,7 @@ export const WebhookDelivery = z.strictObject({
   status_code: z.number().int().nullable(),
   /** Why it failed, e.g. a timeout or a redirect; null on success. */
   error: z.string().nullable(),
-  /** True when the endpoint answered 2xx within 5 seconds. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS}. */
   success: z.boolean(),
   /** Milliseconds until the answer, or until the attempt gave up. */
   duration_ms: z.number().int().nonnegative(),

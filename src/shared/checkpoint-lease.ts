@@ -37,7 +37,7 @@ export interface CheckpointLeaseStore extends CheckpointStore {
   release(owner: string): Promise<void>;
   /**
    * Seconds a lease lasts without renewal.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   readonly leaseSeconds: number;
 }

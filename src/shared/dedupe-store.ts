@@ -26,7 +26,7 @@ export type DedupeClaim =
  * and one that arrives while another instance is processing it waits.
  *
  * A claim is two-phase: `claim` takes a short in-progress lease
- * (`leaseSeconds`, default 60); once the event is processed, `complete` marks
+ * (`leaseSeconds`, default `DEFAULT_DEDUPE_LEASE_SECONDS`); once the event is processed, `complete` marks
  * it done for the long TTL; when processing fails, `release` gives the lease
  * up. A process that dies mid-processing leaves a lease that lapses, and the
  * next delivery (or the catch-up poller) processes the event.
@@ -110,14 +110,14 @@ export interface DedupeStore {
 }
 
 /**
- * How long a processed id is remembered by default, in seconds: 7 days,
+ * How long a processed id is remembered by default, in seconds: a week,
  * well past the service's retries of an event (about 2.6 hours).
  */
 export const DEFAULT_DEDUPE_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 /**
  * How long an in-progress lease lasts by default, in seconds: longer than a
- * delivery may take (the service waits 5 seconds), short enough that an event
+ * delivery may take (the service waits `WEBHOOK_DELIVERY_TIMEOUT_MS`), short enough that an event
  * whose processor died is processed again within a minute.
  */
 export const DEFAULT_DEDUPE_LEASE_SECONDS = 60;

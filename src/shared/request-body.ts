@@ -1,5 +1,5 @@
 /**
- * Largest API request body the reference server reads, in bytes (1 MiB),
+ * Largest API request body the reference server reads, in bytes,
  * answering 413 `payload_too_large` over it; the OpenAPI document states it.
  * Valid bodies stay far below it (the longest field, an action-response
  * message, is `ACTION_RESPONSE_MESSAGE_MAX` characters); without a bound a

@@ -39,7 +39,7 @@ export interface PostgresCheckpointStoreOptions {
   /**
    * Seconds a poller's lease lasts without renewal: the longest another
    * instance waits to take over after the holder died.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
 }

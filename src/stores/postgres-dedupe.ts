@@ -36,7 +36,7 @@ export interface PostgresDedupeStoreOptions {
    * How long a claim's in-progress lease lasts, in seconds (by the
    * database's clock); then another claim of the id takes it over. Longer
    * than your handler takes, short enough to retry soon after a crash.
-   * @default 60
+   * @default DEFAULT_DEDUPE_LEASE_SECONDS
    */
   leaseSeconds?: number;
 }

@@ -46,7 +46,7 @@ export interface RedisDedupeStoreOptions {
    * How long a claim's in-progress lease lasts, in seconds (Redis expires the
    * key after it, to the millisecond); then another claim of the id takes it
    * over. Longer than your handler takes, short enough to retry soon after a crash.
-   * @default 60
+   * @default DEFAULT_DEDUPE_LEASE_SECONDS
    */
   leaseSeconds?: number;
 }

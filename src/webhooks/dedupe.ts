@@ -23,7 +23,7 @@ export interface MemoryDedupeStoreOptions {
    * Longest time a done id is kept, in seconds, whatever TTL `complete` asks
    * for. The service retries an event for about 2.6 hours; a redelivery or the
    * catch-up poller can bring it back later.
-   * @default 604_800 (7 days)
+   * @default DEFAULT_DEDUPE_TTL_SECONDS (a week)
    */
   ttlSeconds?: number;
   /**

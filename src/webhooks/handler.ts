@@ -66,7 +66,7 @@ export interface WebhookHandlerOptions {
   dedupe?: DedupeStore;
   /**
    * How long a processed id stays done (passed to `dedupe.complete`), in seconds.
-   * @default 604_800 (7 days)
+   * @default DEFAULT_DEDUPE_TTL_SECONDS (a week)
    */
   dedupeTtlSeconds?: number;
   /**
