@@ -10,6 +10,7 @@
  * the start position is saved at once, so that a later run resumes from it
  * even if no event came in between.
  */
+
 import * as z from "zod";
 import { MedRecords } from "../client.js";
 import {
@@ -39,6 +40,7 @@ import {
 } from "../shared/checkpoint-store.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { commandFetch } from "./command-fetch.js";
 import { OutputClosedError } from "./process-output.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -155,14 +157,10 @@ export async function eventsTail(
   }
 
   const signal = io.signal;
+  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
   let mr: MedRecords;
   try {
-    mr = new MedRecords({
-      apiKey,
-      baseUrl,
-      logger: commandLogger(io),
-      fetch: abortableFetch(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)), signal),
-    });
+    mr = new MedRecords({ apiKey, baseUrl, logger: commandLogger(io), fetch: apiFetch });
   } catch (error) {
     // Whitespace in the key, for example; messages of the client never hold the key.
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));

@@ -8,6 +8,7 @@
  * It only reads the event log: it never creates a webhook, and nothing leaves
  * this machine but the API calls that read the log.
  */
+
 import { MedRecords } from "../client.js";
 import { discardBody } from "../internal/discard-body.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
@@ -23,6 +24,7 @@ import type { Checkpoint, CheckpointStore } from "../shared/checkpoint-store.js"
 import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { commandFetch } from "./command-fetch.js";
 import {
   abortableFetch,
   describedStore,
@@ -157,10 +159,7 @@ export async function listenCommand(
   let fatalError: unknown;
   const signal = AbortSignal.any([io.signal, fatal.signal]);
   let mr: MedRecords;
-  const apiFetch = abortableFetch(
-    deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    signal,
-  );
+  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
   try {
     mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch, logger: commandLogger(io) });
   } catch (error) {

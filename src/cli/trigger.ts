@@ -5,12 +5,14 @@
  * `--retrieval-request`, it first creates one through the API (a fictional
  * case, facility and requestor, and a placeholder authorization PDF).
  */
+
 import { MedRecords } from "../client.js";
 import { MOCK_FACILITIES } from "../mock/model/facilities.js";
 import { EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { commandFetch } from "./command-fetch.js";
 import { abortableFetch, isHttpUrl, messageOf, oneLine } from "./events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -108,10 +110,7 @@ export async function triggerCommand(
       `no mock address: pass --mock-url or set MEDRECORDS_BASE_URL to the address medrecords mock printed; ${SEE_HELP}`,
     );
   }
-  const send = abortableFetch(
-    deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    io.signal,
-  );
+  const send = abortableFetch(commandFetch(deps.fetch), io.signal);
   const control = async (method: string, path: string, body?: unknown) => {
     let response: Response;
     try {

@@ -14,7 +14,6 @@ import {
 } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
-import { proxyConfigured } from "../internal/proxy-env.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
@@ -30,10 +29,10 @@ import {
 } from "./errors.js";
 import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
-import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
 import { type CallSpan, startCallSpan } from "./tracing.js";
+import { transportFor } from "./transport.js";
 
 /** What a call sends beyond what its operation fixes. */
 export interface CallInput<O extends Operation = Operation> {
@@ -118,7 +117,7 @@ export class Core {
     Omit<ClientOptions, "apiKey">;
   /** Unbound `fetch`, also used for presigned addresses (which get no key). */
   readonly fetch: typeof fetch;
-  /** Whether a proxy variable was set when the client was made: API calls, uploads and downloads then go through it (in Node). */
+  /** Whether requests go through a proxy the environment named (transport.ts): Node's streaming upload PUT then does too. */
   readonly viaProxy: boolean;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
@@ -163,17 +162,10 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
-    // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
-    // Read once, when the client is made, like the key and the base URL: not
-    // four environment reads on every request.
-    this.viaProxy = proxyConfigured();
-    const routed = options.fetchOptions?.dispatcher !== undefined;
-    this.fetch =
-      options.fetch ??
-      (this.viaProxy && !routed && isNode()
-        ? async (input, init) => (await import("./node-proxy.js")).nodeFetch(input, init)
-        : // Looked up on each call, so that a `fetch` stubbed after the client was made is used.
-          (input, init) => globalThis.fetch(input, init));
+    // Decided once, when the client is made, like the key and the base URL.
+    const transport = transportFor(options);
+    this.fetch = transport.fetch;
+    this.viaProxy = transport.viaProxy;
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {
