@@ -31,7 +31,7 @@ import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { retryPolicy } from "./retry-policy.js";
-import { type CallSpan, startCallSpan } from "./tracing.js";
+import { type CallSpan, openTelemetry, startCallSpan } from "./tracing.js";
 import { transportFor } from "./transport.js";
 
 /** What a call sends beyond what its operation fixes. */
@@ -330,7 +330,7 @@ export class Core {
     body: unknown,
     options: RequestOptions,
   ): Promise<WithResponse<unknown>> {
-    const span = startCallSpan(tracer, op, new URL(this.origin));
+    const span = startCallSpan(await openTelemetry(), tracer, op, new URL(this.origin));
     try {
       const result = await this.#exchange(op, url, given, body, options, span);
       span.succeed(result.response.status, result.requestId);
