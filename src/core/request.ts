@@ -1,10 +1,4 @@
-import ky, {
-  isHTTPError,
-  isNetworkError,
-  isTimeoutError,
-  type Options as KyOptions,
-  type RetryOptions,
-} from "ky";
+import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
 import type { z } from "zod";
 import {
   EMPTY_BODY,
