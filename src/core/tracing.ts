@@ -73,11 +73,17 @@ export interface CallSpan {
   fail(error: unknown): void;
 }
 
+const OPENTELEMETRY_API = "@opentelemetry/api";
 let api: Promise<typeof OpenTelemetry> | undefined;
 
 /** `@opentelemetry/api`, imported once, on the first traced call. */
 export function openTelemetry(): Promise<typeof OpenTelemetry> {
-  api ??= import("@opentelemetry/api").catch((cause: unknown) => {
+  // A specifier bundlers leave alone: an application without the package must still build.
+  api ??= (
+    import(/* webpackIgnore: true */ /* @vite-ignore */ OPENTELEMETRY_API) as Promise<
+      typeof OpenTelemetry
+    >
+  ).catch((cause: unknown) => {
     api = undefined;
     throw new MedRecordsError(
       "A `tracer` needs @opentelemetry/api (an optional peer dependency): install it, as the tracer's own package does.",
