@@ -20,7 +20,6 @@ import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
-import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import {
@@ -166,13 +165,11 @@ export async function listenCommand(
   } catch (error) {
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
   }
-  // A mock on a fast clock runs ahead of this machine's: see ahead-checkpoint.ts.
-  const position = aheadTolerantStore(
+  // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
+  const store: CheckpointStore =
     flags.checkpoint === undefined
       ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint),
-  );
-  const store: CheckpointStore = position.store;
+      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
   const secret = flags.secret ?? newSecret();
   const forwarder = createForwarder({
     url: forwardTo,
@@ -216,7 +213,7 @@ export async function listenCommand(
       // Checked against the SDK's event types when the flags were parsed.
       types: types as EventType[],
       pageSize: PAGE_SIZE,
-      onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
+      onEvent: (event) => forwarder.deliver(event),
       onGap: warn,
     });
     const stop = () => void poller.stop();

@@ -13,6 +13,7 @@ import {
   flushDeliveries,
   type InboxDelivery,
 } from "./model/delivery.js";
+import { IdSource } from "./model/id-source.js";
 import { newRequestId } from "./model/ids.js";
 import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
@@ -35,6 +36,17 @@ export interface MockServiceOptions {
    * @default false
    */
   allowPrivateWebhookUrls?: boolean;
+  /**
+   * Makes every id the service hands out (cases, documents, uploads,
+   * retrieval requests, action requests, requestors, webhooks, deliveries,
+   * events) follow from this text: two services with the same `idSeed` and
+   * the same calls hand out the same ids, for reproducible runs. Without it
+   * no two services share an id. Either way a service never hands out an id
+   * twice, across `reset()` and `restore()` too.
+   * @default a random seed per service
+   * @example "checkout-suite"
+   */
+  idSeed?: string;
   /** Initial time of the mock clock. @default the real time at creation */
   now?: Date | string | number;
   /**
@@ -190,6 +202,9 @@ export function createMockServiceCore(
   if (baseUrl === storageUrl) {
     throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
   }
+  if (options.idSeed !== undefined && (typeof options.idSeed !== "string" || options.idSeed === "")) {
+    throw new TypeError("createMockService: idSeed must be a non-empty string.");
+  }
   const clock = createMockClock(options.now ?? Date.now(), {
     ...(options.clock === undefined ? {} : { mode: options.clock }),
     ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
@@ -202,6 +217,7 @@ export function createMockServiceCore(
     storageUrl,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls ?? false,
     lookupHost: options.lookupHost ?? defaultLookupHost,
+    ids: new IdSource(options.idSeed),
     delivery: createDeliveryRuntime({
       mode: options.delivery,
       fetch: options.fetch,

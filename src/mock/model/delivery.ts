@@ -21,7 +21,6 @@ import {
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
-import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
 import { nonPublicHostReason } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
@@ -124,13 +123,15 @@ export interface AttemptOutcome {
   sentAtMs: number;
   /** Place in list order, taken when the attempt was made (not when its answer came). */
   seq: number;
+  /** The delivery's id, also taken when the attempt was made. */
+  id: string;
   success: boolean;
   status_code: number | null;
   error: string | null;
   duration_ms: number;
 }
 
-type Result = Omit<AttemptOutcome, "sentAtMs" | "seq">;
+type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
 /**
  * One attempt to the webhook's current URL, signed afresh. Never throws: a
@@ -145,6 +146,7 @@ export async function sendAttempt(
   const runtime = ctx.delivery;
   const sentAtMs = nowMs(ctx);
   const seq = nextSequence(ctx.state);
+  const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
   const turn = runtime.signing.then(async () => {
@@ -182,7 +184,7 @@ export async function sendAttempt(
           duration_ms: 0,
         }
       : await post(runtime, url, headers, event.body);
-  return { sentAtMs, seq, ...result };
+  return { sentAtMs, seq, id, ...result };
 }
 
 async function post(
@@ -265,7 +267,7 @@ export function recordAttempt(
   kind: AttemptKind = {},
 ): WebhookDelivery {
   const record: WebhookDelivery = {
-    id: `whdel_${randomBase62(24)}`,
+    id: outcome.id,
     webhook_id: webhook.value.id,
     event_id: event.id,
     event_type: event.type,

@@ -10,7 +10,7 @@ import {
   UPLOAD_URL_TTL_MS,
 } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";
-import { newUploadId, randomToken, toHex } from "./ids.js";
+import { randomToken, toHex } from "./ids.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 export interface StoredUpload {
@@ -33,7 +33,7 @@ export function signUpload(
 ): SignUploadResponse {
   const signedAtMs = nowMs(ctx);
   const upload: StoredUpload = {
-    id: newUploadId(),
+    id: ctx.ids.uuid("upload"),
     token: randomToken(),
     caseId,
     fileName: request.file_name,
