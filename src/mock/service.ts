@@ -8,8 +8,11 @@ import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
 import {
+  checkDeliveryTarget,
   createDeliveryRuntime,
+  type DeliveryFlushResult,
   type DeliveryMode,
+  type DeliveryTarget,
   flushDeliveries,
   type InboxDelivery,
 } from "./model/delivery.js";
@@ -84,6 +87,16 @@ export interface MockServiceOptions {
    */
   fetch?: typeof fetch;
   /**
+   * Hands every webhook delivery in-process to this Fetch-style handler
+   * (what `createWebhookHandler` returns), whatever the webhook's URL: no
+   * network, no MSW passthrough, no DNS. Each attempt is signed, timed out
+   * after 5 s, retried and recorded as over the network; the handler's
+   * answer is the receiver's. Not with `delivery: "inbox"`.
+   * @default undefined (deliveries are POSTed with `fetch`)
+   * @example createMockService({ deliverTo: createWebhookHandler({ secret, on, now: () => mock.clock.now().getTime() }) })
+   */
+  deliverTo?: (request: Request) => Response | Promise<Response>;
+  /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
    * private address. A name that does not resolve is accepted (its
    * deliveries fail). Asked again before each delivery attempt, which is not
@@ -107,8 +120,15 @@ export interface InternalMockServiceOptions {
 
 /** `mock.deliveries`: the webhook deliveries the service sends. */
 export interface MockDeliveries {
-  /** Awaits every delivery attempt in flight (attempts due now); call it before advancing the clock. */
-  flush(): Promise<void>;
+  /**
+   * Awaits every delivery attempt in flight (attempts due now); call it
+   * before advancing the clock. Resolves to what the attempts finished since
+   * the previous `flush()` came to: `{ attempted, succeeded, failed }`, each
+   * failure as `{ webhook_id, event_id, event_type, status_code, error }`
+   * (never a body).
+   * @example const { failed } = await mock.deliveries.flush(); expect(failed).toEqual([]);
+   */
+  flush(): Promise<DeliveryFlushResult>;
   /** In `delivery: "inbox"` mode, every request that would have been POSTed, oldest first. */
   readonly inbox: InboxDelivery[];
 }
@@ -183,6 +203,16 @@ export interface MockService extends MockServiceCore {
 // The model behind each service, for test/helpers/mock-internals.ts (not exported from medrecords/mock).
 const contexts = new WeakMap<MockServiceCore, ModelContext>();
 
+/**
+ * Sends the service's deliveries in-process to `target` from now on (the
+ * test kit's `deliverTo`); survives `reset()` and `restore()`.
+ */
+export function setDeliveryTarget(mock: MockServiceCore, target: DeliveryTarget): void {
+  const runtime = contextOf(mock).delivery;
+  checkDeliveryTarget(target, runtime.mode, "deliverTo(handler)");
+  runtime.deliverTo = target;
+}
+
 /** The model context of a service made by `createMockService` or `startMockServer`. */
 export function contextOf(mock: MockServiceCore): ModelContext {
   const ctx = contexts.get(mock);
@@ -202,7 +232,10 @@ export function createMockServiceCore(
   if (baseUrl === storageUrl) {
     throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
   }
-  if (options.idSeed !== undefined && (typeof options.idSeed !== "string" || options.idSeed === "")) {
+  if (
+    options.idSeed !== undefined &&
+    (typeof options.idSeed !== "string" || options.idSeed === "")
+  ) {
     throw new TypeError("createMockService: idSeed must be a non-empty string.");
   }
   const clock = createMockClock(options.now ?? Date.now(), {
@@ -221,6 +254,7 @@ export function createMockServiceCore(
     delivery: createDeliveryRuntime({
       mode: options.delivery,
       fetch: options.fetch,
+      deliverTo: options.deliverTo,
       timeoutMs: internal.deliveryTimeoutMs,
       faults: faults.delivery,
     }),

@@ -25,10 +25,10 @@ import { StoreUnavailableError } from "../stores/store-error.js";
 import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
 import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
 import {
+  assertCheckpointPossible,
   type Checkpoint,
   CheckpointCursor,
   type CheckpointStore,
-  assertCheckpointPossible,
   compareInstants,
   parseCheckpoint,
 } from "./checkpoint.js";
