@@ -137,6 +137,12 @@ export interface MockDeliveries {
 export interface MockApiKeys {
   /** Returns a new raw key, `medrecords_sk_live_` + 32 base62 characters. */
   create(options?: CreateApiKeyOptions): string;
+  /**
+   * Accepts a key of your choosing (`medrecords_sk_live_` + at least 16
+   * visible ASCII characters), e.g. one kept across restarts; returns it.
+   * @example mock.apiKeys.register(process.env.MEDRECORDS_API_KEY, { scopes: ["cases:read"] })
+   */
+  register(key: string, options?: CreateApiKeyOptions): string;
 }
 
 /**
@@ -358,7 +364,10 @@ export function createMockServiceCore(
     storageUrl,
     handle,
     fetch: mockFetch,
-    apiKeys: { create: (createOptions) => keys.create(createOptions) },
+    apiKeys: {
+      create: (createOptions) => keys.create(createOptions),
+      register: (key, registerOptions) => keys.register(key, registerOptions),
+    },
     clock,
     deliveries: {
       flush: () => flushDeliveries(ctx.delivery),
