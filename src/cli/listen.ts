@@ -78,9 +78,12 @@ Environment:
   MEDRECORDS_BASE_URL     address of the service when --base-url is not given
 
 Output: one line when ready (with the secret), then one line per attempt:
-  <time>  <type>  <event id>  <status>  <milliseconds>ms
-The status is the receiver's HTTP status, "timeout", or error(<code>); a
-failed attempt adds when it is retried. Retries pending when the command
+  <time>  <type>  <event id>  <retrieval request>  <what>  <status>  <ms>ms
+<time> is the event's, on the service's clock (a mock's, however advanced or
+sped up: what the receiver sees), not this machine's; <event id> is cut short
+(rr- and 8 characters); <what> is the new status/stage, the action request,
+or the documents released. <status> is the receiver's HTTP status,
+"timeout", or error(<code>); a failed attempt adds when it is retried. Retries pending when the command
 stops are listed on stderr (start again with --since to send them again).
 
 Example, with \`medrecords mock --autopilot\` in another terminal:

@@ -47,7 +47,7 @@ export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Pr
     throw new MockApiError(
       400,
       "invalid_request",
-      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses.`,
+      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses. For a receiver on your machine: this mock accepts such URLs when started with --allow-private-webhook-urls (createMockService({ allowPrivateWebhookUrls: true })), and \`medrecords listen --forward-to <url>\` delivers the events of any service, the real one included, to a local URL without a webhook.`,
     );
   }
 }
