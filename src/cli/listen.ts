@@ -9,11 +9,9 @@
  * this machine but the API calls that read the log.
  */
 import { MedRecords } from "../client.js";
-import { discardBody } from "../internal/discard-body.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
-import { parseDuration } from "../mock/clock.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import type { Checkpoint, CheckpointStore } from "../poller/checkpoint.js";
+import type { CheckpointStore } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
@@ -33,6 +31,7 @@ import {
   redactor,
 } from "./events-tail.js";
 import { OutputClosedError } from "./process-output.js";
+import { parseSince, positionSince } from "./since.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
 
@@ -134,7 +133,7 @@ export async function listenCommand(
   if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
     throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
   }
-  const since = flags.since === undefined ? undefined : sinceFlag(flags.since, io.env);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, io.env, SEE_HELP);
   const intervalMs =
     flags.interval === undefined
       ? DEFAULT_INTERVAL_MS
@@ -198,9 +197,7 @@ export async function listenCommand(
     const saved = await store.load();
     if (saved === null) {
       const start =
-        since === undefined
-          ? await positionAfterNewest(mr, types)
-          : await positionSince(mr, since, apiFetch, apiKey);
+        since === undefined ? await positionAfterNewest(mr, types) : await positionSince(mr, since);
       if (start !== null) await store.save(start);
     } else if (since !== undefined) {
       io.stderr(
@@ -258,48 +255,6 @@ function eventsFlag(value: string | undefined): string[] {
     );
   }
   return types;
-}
-
-type Since = { backMs: number } | { atMs: number };
-
-function sinceFlag(value: string, env: CommandIo["env"]): Since {
-  const text = value.trim();
-  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text)) return { backMs: parseDuration(text) };
-  const atMs = /^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}:\d{2}))?$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN;
-  if (Number.isNaN(atMs)) {
-    throw new UsageError(
-      `--since needs a duration such as 30m, 2h or 1d, or an ISO 8601 date-time with offset, not ${shown(value, env)}; ${SEE_HELP}`,
-    );
-  }
-  return { atMs };
-}
-
-/**
- * A `--since` start. A duration counts back from the service's time (the
- * Date header of a read of the log, as the poller reads it), not this
- * machine's: a mock's clock may be anywhere.
- */
-async function positionSince(
-  mr: MedRecords,
-  since: Since,
-  apiFetch: typeof fetch,
-  apiKey: string,
-): Promise<Checkpoint> {
-  let atMs: number;
-  if ("atMs" in since) {
-    atMs = since.atMs;
-  } else {
-    // The key goes to the client's own base URL only.
-    const response = await apiFetch(`${mr.baseUrl.replace(/\/+$/, "")}/v2/events?limit=1`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    });
-    discardBody(response);
-    const serverMs = Date.parse(response.headers.get("date") ?? "");
-    atMs = (Number.isNaN(serverMs) ? Date.now() : serverMs) - since.backMs;
-  }
-  return { created_at: new Date(atMs).toISOString(), ids_at_created_at: [] };
 }
 
 /** `whsec_` and 32 base62 characters, as the service's secrets look. */
