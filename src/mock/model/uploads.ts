@@ -76,10 +76,14 @@ export async function putUpload(ctx: ModelContext, token: string, put: UploadPut
     );
   }
   if (!sameMimeType(put.contentType, upload.fileType)) {
+    const sent =
+      put.contentType === null
+        ? "no Content-Type was sent"
+        : `got ${JSON.stringify(put.contentType.trim().slice(0, 100))}`;
     throw new MockApiError(
       400,
       "content_type_mismatch",
-      "Content-Type must equal the file_type given when signing.",
+      `Content-Type must equal the file_type given when signing: expected ${JSON.stringify(upload.fileType)}, ${sent}.`,
     );
   }
   const declared = put.contentLength?.trim() ?? "";
