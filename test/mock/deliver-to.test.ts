@@ -100,6 +100,23 @@ describe("createMockService({ deliverTo })", () => {
     expect(await mock.deliveries.flush()).toEqual({ attempted: 0, succeeded: 0, failed: [] });
   });
 
+  it("a receiver on this machine's clock after the mock's moved 2 h: flush() says 400, the log names the fix", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    let secret = "";
+    const mock = createMockService({
+      deliverTo: (request) => createWebhookHandler({ secret, on: { [STATUS]: () => {} } })(request),
+    });
+    const { hook, r } = await webhookOn(mock, "https://app.example.test/webhooks");
+    secret = hook.secret;
+    mock.clock.advance("2h");
+    mock.retrievalRequests.setStatus(r.id, { status: "processing", stage: "request_sent" });
+    const { failed } = await mock.deliveries.flush();
+    expect(failed).toMatchObject([{ status_code: 400, error: "HTTP 400" }]);
+    const line = String(errors.mock.calls[0]?.[0]);
+    expect(line).toContain("timestamp_out_of_tolerance");
+    expect(line).toContain("pass `now` from that clock");
+  });
+
   it("reports a handler that throws, with no status", async () => {
     const mock = createMockService({
       now: START,

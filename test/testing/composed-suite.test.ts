@@ -108,3 +108,33 @@ describe.each([
     expect(ids).toContain(second);
   });
 });
+
+describe("the kit's deliverTo, client and now, outside a suite's flow", () => {
+  // Called at the top of the file, before the mock started: it applies once it does.
+  const received: string[] = [];
+  const t = useMockService({ hooks });
+  t.deliverTo(async (request) => {
+    received.push(JSON.parse(await request.text()).type);
+    return new Response(null, { status: 204 });
+  });
+
+  it("delivers in-process from the first test; client() and now() are the mock's", async () => {
+    const mr = t.client({ maxRetries: 0 });
+    expect(mr.baseUrl).toBe(t.baseUrl);
+    const hook = await mr.webhooks.create({
+      name: "kit",
+      url: "https://kit.example.test/hooks",
+      events: ["retrieval_request.status_changed"],
+    });
+    expect((await mr.webhooks.test(hook.id)).success).toBe(true);
+    expect(received).toEqual(["webhook.test"]);
+    const before = t.now();
+    t.mock.clock.advance("1d");
+    expect(t.now() - before).toBe(86_400_000);
+    expect(t.now()).toBe(t.mock.clock.now().getTime());
+  });
+
+  it("refuses a deliverTo that is not a handler", () => {
+    expect(() => t.deliverTo("https://example.test" as never)).toThrow(/Fetch-style handler/);
+  });
+});
