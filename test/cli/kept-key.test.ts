@@ -111,3 +111,24 @@ describe("medrecords mock and MEDRECORDS_API_KEY", { timeout: 60_000 }, () => {
     expect(String(run)).not.toContain(KEPT);
   });
 });
+
+describe("medrecords mock ids across restarts", { timeout: 60_000 }, () => {
+  async function firstCaseId(args: string[]): Promise<string> {
+    const mock = await startMock(["--port", "0", ...args], { MEDRECORDS_API_KEY: KEPT });
+    const response = await fetch(`${mock.info.base_url}/v2/cases`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEPT}`, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Doe v. Acme", client_name: "Jane Doe" }),
+    });
+    const { id } = (await response.json()) as { id: string };
+    await mock.stop();
+    return id;
+  }
+
+  it("hands out new ids after a restart; --id-seed makes them the same", async () => {
+    expect(await firstCaseId([])).not.toBe(await firstCaseId([]));
+    const seeded = await firstCaseId(["--id-seed", "walkthrough"]);
+    expect(await firstCaseId(["--id-seed", "walkthrough"])).toBe(seeded);
+    expect(await firstCaseId(["--id-seed", "another"])).not.toBe(seeded);
+  });
+});
