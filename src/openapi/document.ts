@@ -527,7 +527,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       title: "Medical Record Retrieval API",
       version: "1.0.0",
       description:
-        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`.',
+        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies (the HTML standard\'s valid e-mail address): the pattern is what `format: email` means here.',
     },
     servers: [
       {
