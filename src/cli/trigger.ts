@@ -7,7 +7,7 @@
  */
 import { MedRecords } from "../client.js";
 import { MOCK_FACILITIES } from "../mock/model/facilities.js";
-import { EVENT_LOG_TYPES } from "../schemas/event-list.js";
+import { DELIVERY_ONLY_EVENT_TYPES, EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
@@ -161,7 +161,7 @@ function eventType(value: string, env: CommandIo["env"]): SubscribableEventType 
   // The part after the prefix (documents_available), when it names one type only.
   const unprefixed = known.filter((type) => type.slice(type.indexOf(".") + 1) === value);
   if (unprefixed.length === 1) return unprefixed[0] as SubscribableEventType;
-  if ((EVENT_LOG_TYPES as readonly string[]).includes(value)) {
+  if ([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES].includes(value)) {
     throw new UsageError(
       `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: POST /v2/webhooks/{id}/test); trigger takes ${known.join(", ")}`,
     );

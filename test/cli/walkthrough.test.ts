@@ -42,7 +42,9 @@ describe("the README walkthrough against a restarted mock", { timeout: 120_000 }
     // Terminal 2: the example receiver, given the key and the secret once.
     const logs: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void logs.push(line));
-    onTestFinished(() => vi.restoreAllMocks());
+    onTestFinished(() => {
+      vi.restoreAllMocks();
+    });
     const receiver = await main({ ...env, MEDRECORDS_WEBHOOK_SECRET: secret, PORT: "0" });
     onTestFinished(() => receiver.close());
 
