@@ -5,8 +5,9 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockService } from "../../src/mock/index.js";
+import { FLUSH_FAILURES_KEPT } from "../../src/mock/model/delivery.js";
 import { createWebhookHandler, verifyWebhook } from "../../src/webhooks/index.js";
-import { createMockServiceForTesting } from "../helpers/mock-internals.js";
+import { createMockServiceForTesting, eventLogForTesting } from "../helpers/mock-internals.js";
 import { createApi, START } from "./helpers.js";
 import { createRetrieval } from "./retrieval-helpers.js";
 import { startReceiver } from "./webhook-helpers.js";
@@ -115,6 +116,25 @@ describe("createMockService({ deliverTo })", () => {
     const line = String(errors.mock.calls[0]?.[0]);
     expect(line).toContain("timestamp_out_of_tolerance");
     expect(line).toContain("pass `now` from that clock");
+  });
+
+  it("keeps the newest FLUSH_FAILURES_KEPT failures between flushes, counting every attempt", async () => {
+    const mock = createMockService({
+      now: START,
+      deliverTo: () => new Response(null, { status: 500 }),
+    });
+    const { r } = await webhookOn(mock, "https://app.example.test/webhooks");
+    const total = FLUSH_FAILURES_KEPT + 1;
+    for (let i = 0; i < total; i++) {
+      mock.retrievalRequests.setStatus(r.id, { status: "processing", stage: "request_sent" });
+    }
+    const events = eventLogForTesting(mock).filter((e) => e.type === STATUS);
+    const result = await mock.deliveries.flush();
+    expect(result.attempted).toBe(total);
+    expect(result.failed).toHaveLength(FLUSH_FAILURES_KEPT);
+    // The oldest failure went; the newest stayed.
+    expect(result.failed[0]?.event_id).toBe(events[1]?.id);
+    expect(result.failed.at(-1)?.event_id).toBe(events.at(-1)?.id);
   });
 
   it("reports a handler that throws, with no status", async () => {

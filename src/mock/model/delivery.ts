@@ -65,13 +65,20 @@ export interface FailedDeliveryAttempt {
   error: string;
 }
 
+/**
+ * The most failures `flush()` keeps between two calls, the newest: a server
+ * nobody flushes (`medrecords mock` delivering for a developer) must not
+ * grow without bound.
+ */
+export const FLUSH_FAILURES_KEPT = 1000;
+
 /** What `await mock.deliveries.flush()` resolves to: the attempts finished since the previous flush. */
 export interface DeliveryFlushResult {
   /** Attempts finished (answered, failed or timed out), duplicates injected by `mock.faults` included. */
   attempted: number;
   /** Those answered 2xx (every attempt in `delivery: "inbox"` mode). */
   succeeded: number;
-  /** Each of the others, oldest first. */
+  /** Each of the others, oldest first (the newest 1000, `FLUSH_FAILURES_KEPT`). */
   failed: FailedDeliveryAttempt[];
 }
 
@@ -256,6 +263,7 @@ export async function sendAttempt(
   finished.attempted += 1;
   if (result.success) finished.succeeded += 1;
   else {
+    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
     finished.failed.push({
       webhook_id: webhook.value.id,
       event_id: event.id,
