@@ -44,15 +44,25 @@ describe("createMockService({ deliverTo })", () => {
       });
       return handle(request);
     };
-    const mock = createMockService({ now: START, deliverTo: handler });
-    const { hook, r } = await webhookOn(mock, "https://app.example.test/webhooks");
+    const lookups: string[] = [];
+    const mock = createMockService({
+      now: START,
+      deliverTo: handler,
+      lookupHost: async (host) => {
+        lookups.push(host);
+        return ["93.184.215.14"];
+      },
+    });
+    // A name that would be looked up (not reserved for testing): in-process, it never is.
+    const { hook, r } = await webhookOn(mock, "https://app.my-firm.com/webhooks");
     secret = hook.secret;
     mock.clock.advance("2h");
     mock.retrievalRequests.setStatus(r.id, { status: "processing", stage: "request_sent" });
     expect(await mock.deliveries.flush()).toEqual({ attempted: 1, succeeded: 1, failed: [] });
     expect(network).not.toHaveBeenCalled();
+    expect(lookups).toEqual([]);
     const [request] = seen as [Request];
-    expect(request.url).toBe("https://app.example.test/webhooks");
+    expect(request.url).toBe("https://app.my-firm.com/webhooks");
     expect(request.method).toBe("POST");
     const event = await verifyWebhook({
       payload: await request.text(),

@@ -243,11 +243,9 @@ export async function sendAttempt(
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
   // DNS rebinding: a name checked at creation is resolved again before it is sent to.
-  // In-process (`deliverTo`) nothing is looked up or sent over the network.
+  // In-process (`deliverTo`) nothing is sent over the network, so nothing is looked up (webhook-urls.ts).
   const refused =
-    inbox || ctx.allowPrivateWebhookUrls || runtime.deliverTo !== undefined
-      ? undefined
-      : await nonPublicHostReason(ctx, url);
+    inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
     : refused !== undefined

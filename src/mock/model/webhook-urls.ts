@@ -68,6 +68,8 @@ export async function nonPublicHostReason(
   if (host.startsWith("[")) return nonPublicReason(host.slice(1, -1));
   if (parseIPv4(host)) return nonPublicReason(host);
   if (host === "localhost" || host.endsWith(".localhost")) return "a localhost name";
+  // Delivered in-process (`deliverTo`): the name is never reached, so nothing is looked up.
+  if (ctx.delivery.deliverTo !== undefined) return undefined;
   const addresses = await ctx.lookupHost(host).catch(() => []);
   for (const address of addresses) {
     const found = nonPublicReason(address);
