@@ -82,11 +82,15 @@ Output: one line when ready (with the secret), then one line per attempt:
 sped up: what the receiver sees), not this machine's; <event id> is cut short
 (rr- and 8 characters); <what> is the new status/stage, the action request,
 or the documents released. <status> is the receiver's HTTP status,
-"timeout", or error(<code>); a failed attempt adds when it is retried. Retries pending when the command
-stops are listed on stderr (start again with --since to send them again).
+"timeout", or error(<code>); a failed attempt adds when it is retried.
+Retries pending when the command stops are listed on stderr (start again
+with --since to send them again).
 
-Example, with \`medrecords mock --autopilot\` in another terminal:
-  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010 MEDRECORDS_API_KEY=<key it printed>
+Example, against a mock that accepts your own key (and keeps it across its
+restarts):
+  export MEDRECORDS_API_KEY=medrecords_sk_live_$(openssl rand -hex 16)
+  medrecords mock --autopilot --speed 60 &
+  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010
   medrecords listen --forward-to http://localhost:3000/webhooks
 `;
 
