@@ -175,8 +175,9 @@ export interface MockServiceCore {
   readonly faults: MockFaults;
   /**
    * Empties every resource and the inbox; API keys, the clock and the fault
-   * configuration stay as they are. Retries still pending on the clock find
-   * their webhook gone and stop.
+   * configuration stay as they are, and the id sequence goes on (an id is
+   * never handed out twice). Retries still pending on the clock find their
+   * webhook gone and stop.
    */
   reset(): void;
   /**
@@ -191,7 +192,12 @@ export interface MockServiceCore {
    * their retries. Cheap enough for every `beforeEach`.
    */
   snapshot(): MockSnapshot;
-  /** Brings back exactly what `snapshot()` saved; a snapshot can be restored any number of times. */
+  /**
+   * Brings back exactly what `snapshot()` saved; a snapshot can be restored
+   * any number of times. The id sequence is not part of it: ids handed out
+   * after a restore are new, so a receiver's dedupe store kept across tests
+   * sees no false duplicate.
+   */
   restore(snapshot: MockSnapshot): void;
   /**
    * Every request the API origin received (method, path, path template,
