@@ -21,7 +21,7 @@ export interface RetrievalState {
   readonly requests: Map<string, StoredRetrievalRequest>;
   readonly facilities: Map<string, StoredFacility>;
   readonly requestors: Map<string, StoredRequestor>;
-  /** Ids handed out so far, per kind. */
+  /** List-order ordinals handed out so far, per kind (the facility directory's order); ids come from `ctx.ids`. */
   readonly counters: Map<string, number>;
   /** The latest `public_updated_at` handed out, in epoch ms. */
   lastPublicUpdateMs: number;
@@ -40,7 +40,7 @@ export function createRetrievalState(): RetrievalState {
   return state;
 }
 
-/** The next number of a kind, from 1. Also the list order of kinds that keep their own. */
+/** The next number of a kind, from 1: the list order of kinds that keep their own (facilities). */
 export function nextOrdinal(state: RetrievalState, kind: string): number {
   const next = (state.counters.get(kind) ?? 0) + 1;
   state.counters.set(kind, next);
