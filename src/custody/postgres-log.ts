@@ -85,9 +85,10 @@ export function postgresCustodyLog(options: PostgresCustodyLogOptions): CustodyL
   ): AsyncGenerator<{ seq: number; entry: string }> {
     for (let last = after; ; ) {
       const { rows: batch } = await queryable.query(
-        `SELECT seq::text AS seq, entry FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT ${BATCH}`,
+        `SELECT seq, entry FROM ${table} WHERE seq > $1 ORDER BY seq LIMIT ${BATCH}`,
         [last],
       );
+      // bigint comes back as a string from pg; seqs stay far below 2^53.
       for (const row of batch) yield { seq: Number(row.seq), entry: String(row.entry) };
       if (batch.length < BATCH) return;
       last = Number(batch[batch.length - 1].seq);

@@ -225,7 +225,7 @@ describe("uploads", () => {
     });
     const chunks = ["a stream ", "of bytes"];
     await mr.retrievalRequests.uploadFile({
-      file: ReadableStream.from(chunks.map((c) => new TextEncoder().encode(c))),
+      file: new Blob(chunks).stream(),
       size: 17,
       file_name: "notes.txt",
       file_type: "text/plain",
@@ -286,7 +286,9 @@ describe("who acted, and the key", () => {
   it("actor is the key's redacted identity by default, custodyActor when given; the key is never written", async () => {
     const log = memoryCustodyLog();
     const { document } = await caseDocument(client(log), "x");
-    await (await client(log, { custodyActor: "paralegal:jdoe" }).documents.content(document.id)).text();
+    await (
+      await client(log, { custodyActor: "paralegal:jdoe" }).documents.content(document.id)
+    ).text();
     // A careless actor holding the key has it replaced.
     await (
       await client(log, { custodyActor: `service ${apiKey}` }).documents.content(document.id)
@@ -336,7 +338,10 @@ describe("as a firm runs it", () => {
     const second = client(fileCustodyLog(path));
     await second.documents.save(document.id, { path: join(tempDir(), "chart.txt") });
     await (await first.documents.content(document.id)).text();
-    const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.seq, l.action])).toEqual([
       [1, "upload"],
       [2, "download"],

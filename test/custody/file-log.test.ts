@@ -26,7 +26,8 @@ const record = (n: number, actor = "test"): CustodyRecord => ({
   actor,
 });
 
-const fresh = () => join(mkdtempSync(join(tmpdir(), "medrecords-custody-")), "logs", "custody.jsonl");
+const fresh = () =>
+  join(mkdtempSync(join(tmpdir(), "medrecords-custody-")), "logs", "custody.jsonl");
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean);
 const rewrite = (path: string, edit: (entries: Record<string, unknown>[]) => void) => {
   const entries = lines(path).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -74,11 +75,22 @@ describe("fileCustodyLog", () => {
   });
 
   const tamperings: [string, (path: string) => void, number, RegExp][] = [
-    ["an edited entry", (p) => rewrite(p, (e) => void (e[1]!.bytes = 7)), 2, /was edited/],
+    [
+      "an edited entry",
+      (p) =>
+        rewrite(p, (e) => {
+          e[1]!.bytes = 7;
+        }),
+      2,
+      /was edited/,
+    ],
     ["a removed entry", (p) => rewrite(p, (e) => void e.splice(1, 1)), 2, /expected seq 2/],
     [
       "reordered entries",
-      (p) => rewrite(p, (e) => void ([e[0], e[1]] = [e[1]!, e[0]!])),
+      (p) =>
+        rewrite(p, (e) => {
+          [e[0], e[1]] = [e[1]!, e[0]!];
+        }),
       1,
       /expected seq 1/,
     ],
@@ -120,7 +132,9 @@ describe("fileCustodyLog", () => {
     const path = await filled(2);
     const log = fileCustodyLog(path);
     await log.append(record(3));
-    rewrite(path, (e) => void (e[2]!.actor = "someone else"));
+    rewrite(path, (e) => {
+      e[2]!.actor = "someone else";
+    });
     await expect(log.append(record(4))).rejects.toThrow(/entry 3 changed since this process/);
 
     const other = await filled(3);
@@ -153,7 +167,9 @@ describe("fileCustodyLog", () => {
       .append(record(3))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CustodyLogError);
-    expect((error as Error).message).toMatch(/holds the lock file .*custody\.jsonl\.lock \(process \d+\)/);
+    expect((error as Error).message).toMatch(
+      /holds the lock file .*custody\.jsonl\.lock \(process \d+\)/,
+    );
     expect(lines(path)).toHaveLength(2);
   });
 

@@ -76,11 +76,27 @@ describe("the chain", () => {
 
 describe("tampering", () => {
   const cases: [string, (e: Entry[]) => void, number, RegExp][] = [
-    ["an edited field", (e) => void (e[2]!.sha256 = "f".repeat(64)), 3, /hash does not match/],
-    ["an edited byte count", (e) => void (e[1]!.bytes = 999), 2, /was edited/],
+    [
+      "an edited field",
+      (e) => {
+        e[2]!.sha256 = "f".repeat(64);
+      },
+      3,
+      /hash does not match/,
+    ],
+    [
+      "an edited byte count",
+      (e) => {
+        e[1]!.bytes = 999;
+      },
+      2,
+      /was edited/,
+    ],
     [
       "an edit with the entry's own hash recomputed",
-      (e) => void (e[2] = rehash({ ...e[2]!, file_name: "other.pdf" })),
+      (e) => {
+        e[2] = rehash({ ...e[2]!, file_name: "other.pdf" });
+      },
       4,
       /prev_hash is not the hash of entry 3/,
     ],
@@ -88,7 +104,9 @@ describe("tampering", () => {
     ["the first entry removed", (e) => void e.splice(0, 1), 1, /expected seq 1/],
     [
       "two entries swapped",
-      (e) => void ([e[1], e[2]] = [e[2]!, e[1]!]),
+      (e) => {
+        [e[1], e[2]] = [e[2]!, e[1]!];
+      },
       2,
       /expected seq 2 .* found seq 3/,
     ],
@@ -114,12 +132,28 @@ describe("tampering", () => {
     ],
     [
       "a hash in capitals",
-      (e) => void (e[0]!.hash = String(e[0]!.hash).toUpperCase()),
+      (e) => {
+        e[0]!.hash = String(e[0]!.hash).toUpperCase();
+      },
       1,
       /malformed: hash/,
     ],
-    ["a missing field", (e) => void delete e[3]!.actor, 4, /malformed: actor/],
-    ["an added field", (e) => void (e[4]!.note = "added later"), 5, /hash does not match/],
+    [
+      "a missing field",
+      (e) => {
+        delete e[3]!.actor;
+      },
+      4,
+      /malformed: actor/,
+    ],
+    [
+      "an added field",
+      (e) => {
+        e[4]!.note = "added later";
+      },
+      5,
+      /hash does not match/,
+    ],
     ["a duplicated entry", (e) => void e.splice(3, 0, e[2]!), 4, /found seq 3/],
   ];
 
