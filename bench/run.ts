@@ -35,6 +35,7 @@ const SUITES = [
   "verify-webcrypto",
   "client-overhead",
   "upload",
+  "custody",
   "pagination",
   "poller",
   "mock-http",
