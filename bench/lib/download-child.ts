@@ -26,12 +26,19 @@ const gc = (globalThis as { gc?: (options: { type: "minor"; execution: "sync" })
 /** Bytes read between two minor GCs (the child runs with --expose-gc). */
 const GC_EVERY = 8 * 1024 * 1024;
 
-export type DownloadChildOutput = { seconds: number; bytes: number; entries: number } & MemoryReport;
+export type DownloadChildOutput = {
+  seconds: number;
+  /** CPU time (user + system) of the timed downloads, seconds: what hashing adds shows here even on a loaded machine. */
+  cpuSeconds: number;
+  bytes: number;
+  entries: number;
+} & MemoryReport;
 
 childMain<DownloadChildInput, DownloadChildOutput>(async (input) => {
   const dir = mkdtempSync(join(tmpdir(), "medrecords-bench-custody-"));
   try {
-    const custodyLog = input.mode === "log" ? fileCustodyLog(join(dir, "custody.jsonl")) : undefined;
+    const custodyLog =
+      input.mode === "log" ? fileCustodyLog(join(dir, "custody.jsonl")) : undefined;
     const mr = new MedRecords({
       apiKey: "medrecords_sk_live_benchbenchbenchbenchbenchbench12",
       baseUrl: input.apiUrl,
@@ -62,12 +69,16 @@ childMain<DownloadChildInput, DownloadChildOutput>(async (input) => {
     };
     for (let i = 0; i < input.warmup; i++) await download(input.warmupDocumentId);
     let bytes = 0;
+    let cpuSeconds = 0;
     const { value: seconds, ...memory } = await measureMemory(async () => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       for (let i = 0; i < input.iterations; i++) bytes += await download(input.documentId);
+      const used = process.cpuUsage(cpu);
+      cpuSeconds = (used.user + used.system) / 1e6;
       return (performance.now() - started) / 1000;
     });
-    return { seconds, bytes, entries, ...memory };
+    return { seconds, cpuSeconds, bytes, entries, ...memory };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
