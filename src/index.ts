@@ -117,7 +117,12 @@ export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";
-export type { PostgresQueryable, PostgresQueryResult } from "./stores/postgres.js";
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from "./stores/postgres.js";
 export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,

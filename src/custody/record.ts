@@ -46,18 +46,20 @@ async function append(
   const log = core.options.custodyLog;
   if (log === undefined) return;
   const name = facts.file_name ?? "";
+  const id = (value: string | null | undefined) => (value == null ? null : core.redact(value));
+  // Every text passes through `redact`: whatever a caller or a server put there, the key never
+  // reaches the log.
   const record: CustodyRecord = {
     at: new Date().toISOString(),
     action,
-    document_id: facts.document_id ?? null,
-    retrieval_request_id: facts.retrieval_request_id ?? null,
-    case_id: facts.case_id ?? null,
+    document_id: id(facts.document_id),
+    retrieval_request_id: id(facts.retrieval_request_id),
+    case_id: id(facts.case_id),
     file_name: core.options.redactFileNames ? "[redacted]" : core.redact(name),
     file_type: core.redact(facts.file_type ?? "application/octet-stream"),
     bytes: digest.bytes,
     sha256: digest.sha256,
     request_id: requestId === undefined ? null : core.redact(requestId),
-    // Whatever the caller set, the key never reaches the log.
     actor: core.redact(core.options.custodyActor ?? core.keyHint),
   };
   try {
