@@ -5,13 +5,18 @@ import { CustodyLogError } from "../core/errors.js";
 import { CustodyEntry } from "../custody/entry.js";
 import { fileCustodyLog } from "../custody/file-log.js";
 import type { CustodyLog } from "../custody/log.js";
+import { postgresCustodyLog } from "../custody/postgres-log.js";
 import { verifyCustodyLog } from "../custody/verify.js";
+import { quoteTableName } from "../stores/postgres.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 export const CUSTODY_HELP = `Usage: medrecords custody verify <log>
        medrecords custody export <log> [--format csv|json]
 
-<log> is a custody log file written by fileCustodyLog (JSON lines).
+<log> is a custody log file written by fileCustodyLog (JSON lines), or
+postgres:<table> for a postgresCustodyLog table (postgres: alone for the
+default, medrecords_custody_log), reached through $DATABASE_URL or the PG*
+variables (PGHOST, PGUSER, PGPASSWORD, PGDATABASE, ...); needs the pg package.
 
 verify   checks the hash chain: every entry well formed, seq rising by one
          from 1, each prev_hash the hash of the entry before, each hash the
@@ -113,15 +118,72 @@ export async function custodyCommand(argv: string[], io: CommandIo): Promise<num
   if (format !== "csv" && format !== "json") {
     throw new UsageError(`--format must be csv or json, not "${format}"`);
   }
+  const { log, close } = await openLog(path, io);
   try {
-    if (!(await stat(path)).isFile()) throw new CommandError(`${path} is not a file`);
-  } catch (error) {
-    if (error instanceof CommandError) throw error;
-    throw new CommandError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
+    return await verifyOrExport(sub, path, log, format, io);
+  } finally {
+    await close();
   }
-  const log = fileCustodyLog(path);
+}
+
+const POSTGRES = "postgres:";
+
+/** The log `<log>` names: a file, or a PostgreSQL table that must exist. */
+async function openLog(
+  spec: string,
+  io: CommandIo,
+): Promise<{ log: CustodyLog; close: () => Promise<void> }> {
+  if (!spec.startsWith(POSTGRES)) {
+    try {
+      if (!(await stat(spec)).isFile()) throw new CommandError(`${spec} is not a file`);
+    } catch (error) {
+      if (error instanceof CommandError) throw error;
+      throw new CommandError(
+        `cannot read ${spec}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
+    }
+    return { log: fileCustodyLog(spec), close: async () => {} };
+  }
+  const table = spec.slice(POSTGRES.length) || "medrecords_custody_log";
+  let Pool: typeof import("pg").Pool;
+  try {
+    // CommonJS: the module object is its default export under ESM.
+    Pool = (await import("pg")).default.Pool;
+  } catch {
+    throw new CommandError("reading a PostgreSQL custody log needs the pg package: npm install pg");
+  }
+  const url = io.env.DATABASE_URL;
+  const pool = new Pool(url ? { connectionString: url, max: 1 } : { max: 1 });
+  // A connection lost while idle must not crash the command; the query that needs it fails instead.
+  pool.on("error", () => {});
+  const close = () => pool.end().catch(() => undefined);
+  try {
+    let log: CustodyLog;
+    try {
+      log = postgresCustodyLog({ pool, table });
+    } catch (error) {
+      throw new UsageError((error as Error).message.replace(/^postgresCustodyLog: /, ""));
+    }
+    const { rows } = await pool
+      .query("SELECT to_regclass($1) IS NOT NULL AS present", [quoteTableName(table, "custody")])
+      .catch((error: unknown) => {
+        throw new CommandError(`cannot reach PostgreSQL: ${(error as Error).message}`);
+      });
+    if (!rows[0]?.present) throw new CommandError(`there is no table ${table}`);
+    return { log, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function verifyOrExport(
+  sub: "verify" | "export",
+  path: string,
+  log: CustodyLog,
+  format: "csv" | "json",
+  io: CommandIo,
+): Promise<number> {
   const result = await verifyCustodyLog(log).catch((error: unknown) => {
     throw new CommandError(
       `cannot read ${path}: ${error instanceof CustodyLogError ? error.reason : String(error)}`,

@@ -266,12 +266,13 @@ export function fileCustodyLog(path: string, options: FileCustodyLogOptions = {}
           if (!line.complete) {
             throw fail(
               `line ${line.number} (the last) has no newline: an append cut short by a crash; see docs/custody.md`,
+              { firstBadSeq: line.number },
             );
           }
           try {
             yield JSON.parse(line.text) as unknown;
           } catch {
-            throw fail(`line ${line.number} is not JSON`);
+            throw fail(`line ${line.number} is not JSON`, { firstBadSeq: line.number });
           }
         }
       } finally {

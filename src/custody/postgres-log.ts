@@ -176,16 +176,18 @@ export function postgresCustodyLog(options: PostgresCustodyLogOptions): CustodyL
         }
       }),
     async *entries() {
-      try {
-        await ensureTable();
-      } catch (error) {
-        throw fail(`cannot read: ${(error as Error).message}`, { cause: error });
-      }
+      // Reading creates nothing: a table that does not exist yet is an empty log.
+      const { rows: found } = await pool
+        .query("SELECT to_regclass($1) IS NOT NULL AS present", [table])
+        .catch((error: unknown) => {
+          throw fail(`cannot read: ${(error as Error).message}`, { cause: error });
+        });
+      if (!found[0]?.present) return;
       for await (const row of rows(pool, 0)) {
         try {
           yield JSON.parse(row.entry) as unknown;
         } catch {
-          throw fail(`the row with seq ${row.seq} is not JSON`);
+          throw fail(`the row with seq ${row.seq} is not JSON`, { firstBadSeq: row.seq });
         }
       }
     },

@@ -53,9 +53,10 @@ export async function verifyCustodyLog(log: CustodyLog): Promise<CustodyVerifica
       if (fault) return bad(fault.seq, fault.reason);
     }
   } catch (error) {
-    if (!(error instanceof CustodyLogError)) throw error;
+    // An unreadable entry (a line that is not JSON, a torn last line) breaks the chain there;
+    // a log that cannot be read at all (no permission, a database down) is not a verdict.
+    if (!(error instanceof CustodyLogError) || error.firstBadSeq === null) throw error;
     read++;
-    // An unreadable entry (a line that is not JSON, a torn last line) breaks the chain there.
     return bad(chain.seq + 1, error.reason);
   }
   return {

@@ -2,10 +2,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { type CustodyRecord, fileCustodyLog } from "../../src/index.js";
+import { type CustodyRecord, fileCustodyLog, postgresCustodyLog } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
+import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
 
 const record = (n: number, file_name = `record-${n}.pdf`): CustodyRecord => ({
   at: `2026-06-15T12:00:0${n}.000Z`,
@@ -28,7 +29,7 @@ async function logWith(...records: CustodyRecord[]) {
   return path;
 }
 
-async function run(args: string[]) {
+async function run(args: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
@@ -38,7 +39,7 @@ async function run(args: string[]) {
     stderr: (text) => {
       stderr += text;
     },
-    env: {},
+    env,
     signal: new AbortController().signal,
   });
   return { code, stdout, stderr };
@@ -123,3 +124,48 @@ describe("medrecords custody export", () => {
     expect(broken.stderr).toMatch(/entry 1 is bad: .* \(nothing exported\)/);
   });
 });
+
+describeWithServers(
+  ["postgres"],
+  "medrecords custody on a PostgreSQL table",
+  ({ postgres: url }) => {
+    const pool = postgresPool(url, 2);
+    const table = uniqueName("cli_custody");
+    afterAll(async () => {
+      await pool.query(`DROP TABLE IF EXISTS ${table}`);
+      await pool.end();
+    });
+
+    it("verifies and exports postgres:<table> through DATABASE_URL, and names a missing table", async () => {
+      const log = postgresCustodyLog({ pool, table });
+      await log.append(record(1));
+      await log.append(record(2));
+      const env = { DATABASE_URL: url };
+      const verified = await run([`custody`, "verify", `postgres:${table}`], env);
+      expect(verified).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/2 entries, the chain verifies/),
+      });
+      const exported = await run(
+        ["custody", "export", `postgres:${table}`, "--format", "json"],
+        env,
+      );
+      expect(JSON.parse(exported.stdout).map((r: { seq: number }) => r.seq)).toEqual([1, 2]);
+
+      await pool.query(
+        `UPDATE ${table} SET entry = replace(entry, 'doc_1', 'doc_9') WHERE seq = 1`,
+      );
+      const broken = await run(["custody", "verify", `postgres:${table}`], env);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(/entry 1 is bad: .*was edited/);
+
+      const missing = await run(["custody", "verify", `postgres:${table}_none`], env);
+      expect(missing).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/there is no table/),
+      });
+      expect((await run(["custody", "verify", "postgres:bad;name"], env)).code).toBe(2);
+      expect(missing.stderr + broken.stderr).not.toContain("medrecords:medrecords@");
+    });
+  },
+);

@@ -180,7 +180,7 @@ describe("tampering", () => {
       },
       async *entries() {
         yield* (await logOf(2)).stored;
-        throw new CustodyLogError("broken", "line 3 is not JSON");
+        throw new CustodyLogError("broken", "line 3 is not JSON", { firstBadSeq: 3 });
       },
     };
     expect(await verifyCustodyLog(log)).toMatchObject({
@@ -189,6 +189,20 @@ describe("tampering", () => {
       firstBadSeq: 3,
       reason: "line 3 is not JSON",
     });
+  });
+
+  it("a log that cannot be read at all is an error, not a verdict", async () => {
+    const log: CustodyLog = {
+      description: "unreadable",
+      append: async () => {
+        throw new Error("unused");
+      },
+      // biome-ignore lint/correctness/useYield: fails before its first entry, as an unreadable file does.
+      async *entries() {
+        throw new CustodyLogError("unreadable", "cannot read: EACCES: permission denied");
+      },
+    };
+    await expect(verifyCustodyLog(log)).rejects.toThrow(/EACCES/);
   });
 
   it("refuses something that is not a log", async () => {
