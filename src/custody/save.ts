@@ -19,7 +19,9 @@ export interface SaveOptions {
 export interface SavedFile {
   /** The path written, as given. */
   path: string;
+  /** The file's size in bytes. */
   bytes: number;
+  /** SHA-256 of the bytes written, 64 lowercase hex characters: `sha256sum` gives the same. */
   sha256: string;
 }
 
