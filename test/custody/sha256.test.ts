@@ -1,7 +1,7 @@
 /** The pure SHA-256 (runtimes without node:crypto) against node:crypto, chunked every way. */
 import { createHash, randomBytes } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { pureSha256, sha256Hasher, sha256Hex } from "../../src/custody/sha256.js";
 
 const nodeHex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -63,5 +63,27 @@ describe("sha256Hasher", () => {
     hasher.update(bytes.subarray(4321));
     expect(hasher.digestHex()).toBe(pureHex([bytes]));
     expect(await sha256Hex("é")).toBe(nodeHex(new TextEncoder().encode("é")));
+  });
+});
+
+describe("where node:crypto is missing (browsers, Workers without nodejs_compat)", () => {
+  it("sha256Hasher falls back to the pure implementation, with the same digests", async () => {
+    vi.resetModules();
+    // As a browser bundle or a Worker without nodejs_compat: the import itself fails.
+    vi.doMock("node:crypto", () => {
+      throw new Error("No such built-in module: node:crypto");
+    });
+    try {
+      const fresh = await import("../../src/custody/sha256.js");
+      const hasher = await fresh.sha256Hasher();
+      const bytes = randomBytes(5000);
+      hasher.update(bytes);
+      expect(hasher.digestHex()).toBe(nodeHex(bytes));
+      // The pure one's own refusal: this is not node:crypto's hasher.
+      expect(() => hasher.update(bytes)).toThrow(/SHA-256: update after digest/);
+    } finally {
+      vi.doUnmock("node:crypto");
+      vi.resetModules();
+    }
   });
 });
