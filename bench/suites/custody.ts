@@ -170,7 +170,8 @@ export const run: Suite = async ({ quick }) => {
           "download started (after five 1 MiB warm-up downloads), worst round; growth under 4 MiB counts as " +
           "4 MiB in the ratio. The reader runs a minor GC every 8 MiB so that its own dead chunks do not count " +
           "(as the upload rows' generator does); a chunk the download path still holds does. The hash keeps no " +
-          "chunk: memory stays that of the stream without a log.",
+          "chunk: memory stays that of the stream without a log; the worst round of either side moves by a few " +
+          "MiB from run to run (an earlier run: 13.9 MiB with the log, 22.3 MiB without).",
       },
     ];
   } finally {
