@@ -15,6 +15,7 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  CustodyLogError,
   DownloadError,
   InternalServerError,
   InvalidRequestError,
@@ -49,6 +50,18 @@ export type {
   TraceStateLike,
 } from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
+export {
+  CUSTODY_GENESIS_HASH,
+  CustodyEntry,
+  type CustodyRecord,
+  canonicalEntry,
+} from "./custody/entry.js";
+export { type FileCustodyLogOptions, fileCustodyLog } from "./custody/file-log.js";
+export type { CustodyLog } from "./custody/log.js";
+export { type MemoryCustodyLog, memoryCustodyLog } from "./custody/memory-log.js";
+export { type PostgresCustodyLogOptions, postgresCustodyLog } from "./custody/postgres-log.js";
+export type { SavedFile, SaveOptions } from "./custody/save.js";
+export { type CustodyVerification, verifyCustodyLog } from "./custody/verify.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,
@@ -89,6 +102,7 @@ export {
   PageLimit,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export { EMAIL_PATTERN, Email } from "./schemas/email.js";
 export * from "./schemas/event-list.js";
 export * from "./schemas/events.js";
 export * from "./schemas/facilities.js";
@@ -106,7 +120,12 @@ export {
 export type { Checkpoint, CheckpointStore } from "./shared/checkpoint-store.js";
 export { StoreUnavailableError } from "./shared/store-error.js";
 export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./shared/tolerance.js";
-export type { PostgresQueryable, PostgresQueryResult } from "./stores/postgres.js";
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from "./stores/postgres.js";
 export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,

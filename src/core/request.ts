@@ -8,6 +8,7 @@ import {
 } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { keyHint } from "../internal/key-hint.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
@@ -119,6 +120,8 @@ export class Core {
   readonly userAgent: string | undefined = userAgent();
   /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
   readonly log: RequestLog;
+  /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
+  readonly keyHint: string;
   readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
@@ -145,6 +148,7 @@ export class Core {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
     this.#apiKey = apiKey;
+    this.keyHint = keyHint(apiKey);
     this.log = new RequestLog(options.logger, options.logLevel);
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;

@@ -11,8 +11,7 @@
  * `onEvent`'s error propagates), so a crash at any point replays at most the
  * unsaved events of one page and loses none.
  */
-
-import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
   EVENT_RETENTION_DAYS,
@@ -30,8 +29,9 @@ import {
 import { claimChecked, type DedupeStore } from "../shared/dedupe-store.js";
 import { MedRecordsError } from "../shared/errors.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
+import { parseCheckpoint } from "../stores/parse-checkpoint.js";
 import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
-import { CheckpointCursor, parseLoadedCheckpoint } from "./checkpoint.js";
+import { assertCheckpointPossible, CheckpointCursor } from "./checkpoint.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
 
@@ -274,9 +274,9 @@ class EventCatchUp implements CatchUpPoller {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
+    if (!Number.isInteger(pageSize) || pageSize < PAGE_LIMIT_MIN || pageSize > PAGE_LIMIT_MAX) {
       throw new RangeError(
-        `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+        `events.catchUp: \`pageSize\` must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}.`,
       );
     }
     const { maxAttempts, onDeadLetter } = options;
@@ -405,10 +405,8 @@ class EventCatchUp implements CatchUpPoller {
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
     const stored = await this.#store.load();
-    const loaded =
-      stored === null
-        ? null
-        : parseLoadedCheckpoint(stored, this.#store.description ?? DEFAULT_DESCRIPTION, Date.now());
+    const where = this.#store.description ?? DEFAULT_DESCRIPTION;
+    const loaded = stored === null ? null : parseCheckpoint(stored, where);
     const position = new CheckpointCursor(loaded);
     let processed = 0;
     let duplicates = 0;
@@ -440,6 +438,8 @@ class EventCatchUp implements CatchUpPoller {
     let page = this.#hold(await this.#reader.list(query));
 
     if (loaded !== null) {
+      // Judged by the service's clock, which the first response brings (its Date header).
+      assertCheckpointPossible(loaded, where, page.serverTimeMs);
       // Rounded up: the Date header has whole seconds, and a gap must not be missed.
       const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
       const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();
