@@ -64,7 +64,7 @@ describe("createWebhookHandler: the body's size", () => {
     const response = await handler(post(stream, { "content-type": "application/json" }));
     expect(response.status).toBe(400);
     expect(state.pulls).toBe(0);
-    expect((errors[0]?.error as WebhookVerificationError).reason).toBe("missing_header");
+    expect((errors[0]!.error as WebhookVerificationError).reason).toBe("missing_header");
   });
 
   it("refuses a stale signed request without reading its body", async () => {
@@ -86,7 +86,7 @@ describe("createWebhookHandler: the body's size", () => {
     expect(state.pulls).toBe(0);
     expect(errors).toHaveLength(1);
     expect(errors[0]?.context.stage).toBe("verify");
-    expect((errors[0]?.error as WebhookVerificationError).reason).toBe("body_too_large");
+    expect((errors[0]!.error as WebhookVerificationError).reason).toBe("body_too_large");
   });
 
   it("answers 413 to a default-size Content-Length of 1 MiB + 1", async () => {
