@@ -20,10 +20,16 @@ import {
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
+import {
+  checkedLookup,
+  HostRefusedError,
+  nodeHttpModules,
+  pinnedFetch,
+} from "./delivery-transport.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
 import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
-import { nonPublicHostReason } from "./webhook-urls.js";
+import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
 
 /** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
@@ -62,6 +68,11 @@ export interface DeliveryRuntime {
   signing: Promise<unknown>;
   /** Injected faults (`mock.faults`): clock skew, duplicates, reordering. */
   readonly faults: DeliveryFaults | undefined;
+  /**
+   * Addresses the private-address rule takes for public at delivery, so the
+   * project's tests can stand a loopback receiver in for a public host.
+   */
+  readonly publicForTesting: ReadonlySet<string>;
 }
 
 export function createDeliveryRuntime(options: {
@@ -69,6 +80,7 @@ export function createDeliveryRuntime(options: {
   fetch?: typeof fetch | undefined;
   timeoutMs?: number | undefined;
   faults?: DeliveryFaults | undefined;
+  publicForTesting?: readonly string[] | undefined;
 }): DeliveryRuntime {
   const mode = options.mode ?? "fetch";
   if (mode !== "fetch" && mode !== "inbox") {
@@ -82,6 +94,7 @@ export function createDeliveryRuntime(options: {
     inbox: [],
     signing: Promise.resolve(),
     faults: options.faults,
+    publicForTesting: new Set(options.publicForTesting ?? []),
   };
 }
 
@@ -169,20 +182,53 @@ export async function sendAttempt(
   });
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
-  // DNS rebinding: a name checked at creation is resolved again before it is sent to.
-  const refused =
-    inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0 }
-    : refused !== undefined
-      ? {
-          success: false,
-          status_code: null,
-          error: `Not sent: the host is ${refused}`,
-          duration_ms: 0,
-        }
-      : await post(runtime, url, headers, event.body);
+    : await deliver(ctx, url, headers, event.body);
   return { sentAtMs, seq, ...result };
+}
+
+/**
+ * Sends one attempt under the private-address rule (webhook-urls.ts). A name
+ * goes over the mock's own transport, which resolves it once and connects
+ * only to the addresses it checked (delivery-transport.ts). A `fetch` given
+ * to the mock (or a runtime without node:http) connects on its own: the name
+ * is then resolved and checked just before, failing closed, but where that
+ * fetch connects is its own affair.
+ */
+async function deliver(
+  ctx: ModelContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Result> {
+  const runtime = ctx.delivery;
+  // Read at send time, so an MSW server started after the mock still intercepts.
+  const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+  if (ctx.allowPrivateWebhookUrls)
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  const publicForTesting = runtime.publicForTesting;
+  const { host, literal } = webhookHost(url);
+  const node = literal || runtime.fetch ? undefined : await nodeHttpModules();
+  if (node === undefined) {
+    const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
+    if (refused !== undefined) return notSent(refused);
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  }
+  // The connection's own lookup checks the name's addresses.
+  const refused = localhostReason(host);
+  if (refused !== undefined) return notSent(refused);
+  const send = pinnedFetch(node, checkedLookup(ctx.lookupHost, publicForTesting));
+  return post(runtime, url, headers, body, send);
+}
+
+function notSent(reason: string): Result {
+  return {
+    success: false,
+    status_code: null,
+    error: `Not sent: the host is ${reason}`,
+    duration_ms: 0,
+  };
 }
 
 async function post(
@@ -190,11 +236,10 @@ async function post(
   url: string,
   headers: Record<string, string>,
   body: string,
+  send: typeof fetch,
 ): Promise<Result> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  // Read at send time, so an MSW server started after the mock still intercepts.
-  const send = runtime.fetch ?? ((input, init) => globalThis.fetch(input, init));
   try {
     const response = await send(url, {
       method: "POST",
@@ -225,6 +270,7 @@ async function post(
       duration_ms,
     };
   } catch (error) {
+    if (error instanceof HostRefusedError) return notSent(error.reason);
     const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
     const code = causeCode(error);
     return {
