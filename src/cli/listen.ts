@@ -34,6 +34,7 @@ import {
   redactor,
 } from "./events-tail.js";
 import { OutputClosedError } from "./process-output.js";
+import { terminalSafe } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
 
@@ -195,7 +196,7 @@ export async function listenCommand(
   });
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords listen: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords listen: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
     );
 
   try {
@@ -246,7 +247,7 @@ export async function listenCommand(
     const pending = forwarder.pending();
     if (pending.length > 0 && !(fatalError instanceof OutputClosedError)) {
       io.stderr(
-        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.join(", ")}\n`,
+        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.map(terminalSafe).join(", ")}\n`,
       );
     }
   }
