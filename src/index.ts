@@ -21,6 +21,7 @@ export {
   LimitExceededError,
   MedRecordsError,
   NotFoundError,
+  PaginationLoopError,
   PermissionError,
   RateLimitError,
   ResponseValidationError,
