@@ -13,7 +13,7 @@
  */
 import { MedRecordsError } from "../core/errors.js";
 import { LinkWalk } from "../core/pagination.js";
-import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
   EVENT_RETENTION_DAYS,
@@ -275,9 +275,9 @@ class EventCatchUp implements CatchUpPoller {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
+    if (!Number.isInteger(pageSize) || pageSize < PAGE_LIMIT_MIN || pageSize > PAGE_LIMIT_MAX) {
       throw new RangeError(
-        `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+        `events.catchUp: \`pageSize\` must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}.`,
       );
     }
     const { maxAttempts, onDeadLetter } = options;
