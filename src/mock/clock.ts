@@ -23,9 +23,15 @@ export interface MockClock {
    * Moves time forward by milliseconds or by a string such as "500ms", "90s",
    * "15m", "2h" or "31d", running every scheduled task that falls due on the
    * way, in time order. Returns the new time.
+   * @throws {RangeError} for a bad duration, or one that would take the clock
+   *   past 9999-12-31T23:59:59.999Z; the clock does not move then.
    */
   advance(by: number | string): Date;
-  /** Jumps to a time (forward or back); moving forward runs what fell due. */
+  /**
+   * Jumps to a time (forward or back); moving forward runs what fell due.
+   * @throws {RangeError} for an invalid date or one outside the years 0000
+   *   to 9999; the clock does not move then.
+   */
   set(date: Date | string | number): void;
   /**
    * Runs `task` once the clock reaches `atMs` (epoch milliseconds). Never
