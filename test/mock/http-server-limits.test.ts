@@ -44,9 +44,8 @@ function open(url: string, send = "") {
       resolve();
     }),
   );
-  socket.on("connect", () => {
-    if (send) socket.write(send);
-  });
+  // Written now: queued before anything the test writes later, whenever the connection opens.
+  if (send) socket.write(send);
   return { socket, state, closed };
 }
 
