@@ -37,14 +37,17 @@ function scriptedLookup(...answers: Array<readonly string[] | Error>) {
   return { calls, lookupHost };
 }
 
-async function setup(lookupHost: (host: string) => Promise<readonly string[]>) {
+async function setup(
+  lookupHost: (host: string) => Promise<readonly string[]>,
+  deliveryTimeoutMs = 2_000,
+) {
   receiver = await startReceiver(200);
   const port = new URL(receiver.url).port;
   const mock = createMockServiceForTesting({
     now: START,
     lookupHost,
     publicAddressesForTesting: ["127.0.0.1"],
-    deliveryTimeoutMs: 2_000,
+    deliveryTimeoutMs,
   });
   const key = mock.apiKeys.create();
   const api = async (method: string, path: string, body?: unknown) => {
@@ -136,6 +139,31 @@ describe("a delivery connects only to the address it checked", () => {
         error: expect.stringMatching(error),
       }),
     ]);
+  });
+
+  it("reports a receiver that does not answer, or refuses the connection, as fetch would", async () => {
+    const { lookupHost } = scriptedLookup([PUBLIC], ["127.0.0.1"]);
+    const { emit, deliveries } = await setup(lookupHost, 300);
+    receiver!.answer("hang");
+    await emit();
+    await receiver!.close();
+    receiver = undefined;
+    await emit();
+    const [refused, hung] = await deliveries();
+    expect(hung).toEqual(
+      expect.objectContaining({
+        success: false,
+        status_code: null,
+        error: "No response within 300 ms",
+      }),
+    );
+    expect(refused).toEqual(
+      expect.objectContaining({
+        success: false,
+        status_code: null,
+        error: "Connection failed (ECONNREFUSED)",
+      }),
+    );
   });
 
   it("looks up names reserved for testing too when it really connects", async () => {
