@@ -137,6 +137,7 @@ describe("listen's forwarder", () => {
     } as unknown as AnyEvent);
     expect(lines).toHaveLength(1);
     expect(lines[0]!.replace(/\n$/, "")).not.toMatch(RAW_CONTROL);
-    expect(lines[0]).toContain("  evt_\\x1b]0;pwned\\x07\\x1b[2J  200  ");
+    // The line shows the id cut short (rr-/evt_ and 8 characters), escaped like every field.
+    expect(lines[0]).toContain("  retrieval_request.status_changed\\x9b31m  evt_\\x1b]0;pwne");
   });
 });

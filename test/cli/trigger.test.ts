@@ -1,93 +1,71 @@
 /**
- * `medrecords trigger`, in-process against a reference server over HTTP:
- * a `--retrieval-request` of `.` or `..` is refused as the client refuses it
- * (it would reach another control path), before anything is sent; and the
- * CLI spells no operation path of its own (the contract declares each once).
+ * `medrecords trigger` in-process against a mock over HTTP: the unprefixed
+ * event type (documents_available) and the closest type suggested for a
+ * near miss.
  */
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closestName, editDistance } from "../../src/cli/closest.js";
 import { triggerCommand } from "../../src/cli/trigger.js";
-import { type CommandIo, UsageError } from "../../src/cli/usage-error.js";
-import { test as testWebhook } from "../../src/contract/webhooks.js";
-import { type MockServer, startMockServer } from "../../src/mock/http-server.js";
+import { UsageError } from "../../src/cli/usage-error.js";
+import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
+import { eventLogForTesting } from "../helpers/mock-internals.js";
 
-let server: MockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMockServer({ clock: "manual" });
 });
+afterAll(() => mock.close());
 
-function io(env: Record<string, string>) {
+async function trigger(argv: string[]) {
   const out: string[] = [];
-  const value: CommandIo = {
+  const code = await triggerCommand(argv, {
     stdout: (text) => void out.push(text),
-    stderr: () => undefined,
-    env,
+    stderr: () => {},
+    env: { MEDRECORDS_BASE_URL: mock.url },
     signal: new AbortController().signal,
-  };
-  return { io: value, out };
+  });
+  return { code, out: out.join("") };
 }
 
-describe("medrecords trigger --retrieval-request", () => {
-  it.each([".", "..", ""])("refuses %j before sending anything, as the client does", async (id) => {
-    server = await startMockServer();
-    const sent: string[] = [];
-    const fetch: typeof globalThis.fetch = (input, init) => {
-      sent.push(new Request(input, init).url);
-      return globalThis.fetch(input, init);
-    };
-    const run = io({ MEDRECORDS_BASE_URL: server.url });
-    const error = await triggerCommand(
-      ["retrieval_request.status_changed", "--retrieval-request", id],
-      run.io,
-      { fetch },
-    ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(/^--retrieval-request: Expected/);
-    expect(sent).toEqual([]);
+const refusal = (argv: string[]) =>
+  trigger(argv).then(
+    () => {
+      throw new Error("expected a usage error");
+    },
+    (error: unknown) => error as Error,
+  );
+
+describe("medrecords trigger", () => {
+  it("understands an event type without its retrieval_request. prefix", async () => {
+    const { code, out } = await trigger(["documents_available"]);
+    expect(code).toBe(0);
+    expect(out).toContain("the mock emitted retrieval_request.documents_available");
+    expect(eventLogForTesting(mock).at(-1)?.type).toBe("retrieval_request.documents_available");
   });
 
-  it("changes the retrieval request it names", async () => {
-    server = await startMockServer();
-    const run = io({ MEDRECORDS_BASE_URL: server.url });
-    expect(await triggerCommand(["retrieval_request.status_changed"], run.io)).toBe(0);
-    const id = /retrieval request (\S+) through/.exec(run.out.join(""))?.[1];
-    expect(id).toBeDefined();
-    const again = io({ MEDRECORDS_BASE_URL: server.url });
-    expect(
-      await triggerCommand(
-        ["retrieval_request.status_changed", "--retrieval-request", id!],
-        again.io,
-      ),
-    ).toBe(0);
-    expect(again.out.join("")).toContain(`Retrieval request ${id}: moved it`);
+  it.each([
+    ["retrieval_request.documents_availble", "retrieval_request.documents_available"],
+    ["retrieval_request.status_change", "retrieval_request.status_changed"],
+    ["action_requird", "retrieval_request.action_required"],
+    ["Status_Changed", "retrieval_request.status_changed"],
+  ])("suggests the closest type for %s", async (typed, closest) => {
+    const error = await refusal([typed]);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain(`did you mean ${closest}?`);
+  });
+
+  it("suggests nothing for a word far from every type, and still lists them", async () => {
+    const error = await refusal(["exploded"]);
+    expect(error.message).not.toContain("did you mean");
+    for (const type of SUBSCRIBABLE_EVENT_TYPES) expect(error.message).toContain(type);
   });
 });
 
-describe("the CLI and the contract", () => {
-  it("names the webhook test operation as the contract declares it", async () => {
-    const error = await triggerCommand(["webhook.test"], io({}).io).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toContain(`${testWebhook.method} ${testWebhook.path}`);
-  });
-
-  it("spells no /v2/ operation path in code (comments and help text aside)", async () => {
-    const dir = join(import.meta.dirname, "../../src/cli");
-    // listen.ts reads `/v2/events` once for the service's Date header; left to the
-    // helper reworking that command (issue 25).
-    const known = new Set(["listen.ts"]);
-    const offenders: string[] = [];
-    for (const file of await readdir(dir)) {
-      if (!file.endsWith(".ts") || known.has(file)) continue;
-      const code = (await readFile(join(dir, file), "utf8"))
-        // Comments, then the help texts (template literals named *_HELP).
-        .replace(/\/\*[\s\S]*?\*\//g, "")
-        .replace(/^\s*\/\/.*$/gm, "")
-        .replace(/export const \w+_HELP = `[\s\S]*?`;/g, "");
-      for (const [line] of code.matchAll(/^.*\/v2\/.*$/gm))
-        offenders.push(`${file}: ${line.trim()}`);
-    }
-    expect(offenders).toEqual([]);
+describe("closestName", () => {
+  it("measures edits", () => {
+    expect(editDistance("kitten", "sitting")).toBe(3);
+    expect(editDistance("", "abc")).toBe(3);
+    expect(closestName("zzz", ["a.bbbbbbbb"])).toBeUndefined();
   });
 });

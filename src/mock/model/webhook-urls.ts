@@ -68,7 +68,7 @@ export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Pr
     throw new MockApiError(
       400,
       "invalid_request",
-      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses.`,
+      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses. For a receiver on your machine: this mock accepts such URLs when started with --allow-private-webhook-urls (createMockService({ allowPrivateWebhookUrls: true })), and \`medrecords listen --forward-to <url>\` delivers the events of any service, the real one included, to a local URL without a webhook.`,
     );
   }
 }
@@ -98,6 +98,8 @@ export async function nonPublicHostReason(
   if (literal) return addressReason(host, options.publicForTesting);
   const localhost = localhostReason(host);
   if (localhost !== undefined) return localhost;
+  // Delivered in-process (`deliverTo`): the name is never reached, so nothing is looked up.
+  if (ctx.delivery.deliverTo !== undefined) return undefined;
   // Only the DNS default skips them: a resolver given to the mock answers for every name.
   if (options.atCreation && ctx.lookupHost === defaultLookupHost && isReservedTestName(host)) {
     return undefined;
