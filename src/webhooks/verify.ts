@@ -88,8 +88,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   // A string stays one: the HMAC encodes it once, without a copy joined to the timestamp.
   const body = typeof options.payload === "string" ? options.payload : rawBytes(options.payload);
   const checked = checkDeliveryHeaders(options.headers, toleranceSeconds, options.now);
-  const event = verifyCheckedDelivery(checked, body, secrets);
-  return event instanceof Promise ? await event : event;
+  return verifyCheckedDelivery(checked, body, secrets);
 }
 
 /** The delivery's headers once present, well formed and within the tolerance. */
@@ -149,16 +148,13 @@ export function verifyCheckedDelivery(
   // Signed as `<timestamp>.<raw body>`, in two parts: the body is not copied.
   const signed: SignedData = [`${timestamp}.`, body];
   const matched = anySignatureMatches(signed, secrets, signatures);
-  if (typeof matched === "boolean") {
-    if (matched) return parseEvent(body, checked.eventId, checked.eventType);
-    return signatureMismatch(body, signed, secrets, signatures).then((error) => {
-      throw error;
-    });
-  }
-  return matched.then(async (yes) => {
-    if (!yes) throw await signatureMismatch(body, signed, secrets, signatures);
-    return parseEvent(body, checked.eventId, checked.eventType);
-  });
+  const decide = (yes: boolean): WebhookEvent | Promise<never> =>
+    yes
+      ? parseEvent(body, checked.eventId, checked.eventType)
+      : signatureMismatch(body, signed, secrets, signatures).then((error) => {
+          throw error;
+        });
+  return typeof matched === "boolean" ? decide(matched) : matched.then(decide);
 }
 
 export function normalizeSecrets(secret: string | readonly string[]): readonly string[] {
