@@ -72,13 +72,14 @@ export function isPastDate(date: string, nowMs: number): boolean {
 
 /** Error body of every failed API call. */
 export const ErrorBody = z.object({
-  /** What went wrong. */
-  error: z.object({
-    /** Machine-readable, e.g. `validation_error`: branch on this, not on `message`. */
-    code: z.string(),
-    /** Human-readable explanation. */
-    message: z.string(),
-  }),
+  error: z
+    .object({
+      code: z.string().meta({
+        description: "Machine-readable, e.g. `validation_error`: branch on this, not on `message`.",
+      }),
+      message: z.string().meta({ description: "Human-readable explanation." }),
+    })
+    .meta({ description: "What went wrong." }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -91,10 +92,13 @@ export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
-  /** Items per page, 1 to 100. @default 25 */
-  limit: PageLimit.optional(),
-  /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
-  cursor: z.string().min(1).optional(),
+  limit: PageLimit.optional().meta({
+    description: "Items per page, 1 to 100.",
+    default: DEFAULT_PAGE_LIMIT,
+  }),
+  cursor: z.string().min(1).optional().meta({
+    description: "Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing.",
+  }),
 });
 export type ListParams = z.infer<typeof ListParams>;
 
@@ -104,12 +108,13 @@ const PageLink = z.string().meta({ format: "uri" });
 /** The list envelope: absolute `next`/`previous` links, or null at the ends. */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.strictObject({
-    /** This page's items. */
-    results: z.array(item),
-    /** Absolute address of the next page; null on the last. */
-    next: PageLink.nullable(),
-    /** Absolute address of the previous page; null on the first. */
-    previous: PageLink.nullable(),
+    results: z.array(item).meta({ description: "This page's items." }),
+    next: PageLink.nullable().meta({
+      description: "Absolute address of the next page; null on the last.",
+    }),
+    previous: PageLink.nullable().meta({
+      description: "Absolute address of the previous page; null on the first.",
+    }),
   });
 }
 /** A page of a list endpoint as the service sends it; the client wraps it in a `Page`. */

@@ -53,12 +53,13 @@ export type SubscribableEventType = z.infer<typeof SubscribableEventType>;
 
 /** Data common to every retrieval event. */
 export const RetrievalEventData = z.object({
-  /** The retrieval request that changed: fetch it for the current state. */
-  retrieval_request_id: z.string(),
-  /** Its case; null when it has none. */
-  case_id: z.string().nullable(),
-  /** The version of the request's public state this event is about (Delivery rule 7). */
-  public_updated_at: IsoDateTime,
+  retrieval_request_id: z
+    .string()
+    .meta({ description: "The retrieval request that changed: fetch it for the current state." }),
+  case_id: z.string().nullable().meta({ description: "Its case; null when it has none." }),
+  public_updated_at: IsoDateTime.meta({
+    description: "The version of the request's public state this event is about (Delivery rule 7).",
+  }),
 });
 export type RetrievalEventData = z.infer<typeof RetrievalEventData>;
 
@@ -68,17 +69,21 @@ export type RetrievalRequestStatusChangedData = z.infer<typeof RetrievalRequestS
 
 /** Data of `retrieval_request.action_required`: a client action request was opened or reopened. */
 export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
-  /** The opened action request: `pending_action_request.id` of the retrieval request. */
-  action_request_id: z.string(),
+  action_request_id: z.string().meta({
+    description: "The opened action request: `pending_action_request.id` of the retrieval request.",
+  }),
 });
 export type RetrievalRequestActionRequiredData = z.infer<typeof RetrievalRequestActionRequiredData>;
 
 /** Data of `retrieval_request.documents_available`: records were released or an invoice became downloadable. */
 export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend({
-  /** Same ids as the retrieval request's document list. */
-  document_ids: z.array(z.string()),
-  /** Present on an invoice event; each id also appears in `document_ids`. */
-  invoice_ids: z.array(z.string()).optional(),
+  document_ids: z
+    .array(z.string())
+    .meta({ description: "Same ids as the retrieval request's document list." }),
+  invoice_ids: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "Present on an invoice event; each id also appears in `document_ids`." }),
 });
 export type RetrievalRequestDocumentsAvailableData = z.infer<
   typeof RetrievalRequestDocumentsAvailableData
@@ -86,30 +91,31 @@ export type RetrievalRequestDocumentsAvailableData = z.infer<
 
 /** Data of `webhook.test`. */
 export const WebhookTestData = z.object({
-  /** The webhook that was tested. */
-  webhook_id: z.string(),
+  webhook_id: z.string().meta({ description: "The webhook that was tested." }),
 });
 export type WebhookTestData = z.infer<typeof WebhookTestData>;
 
 /** `webhook.disabled` (docs/spec-decisions.md, "Webhook delivery"): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
-  /** The webhook the service disabled. */
-  webhook_id: z.string(),
-  /** Events that had failed every attempt in a row: 5. */
-  consecutive_failures: z.number().int().nonnegative(),
-  /** ISO 8601 date-time; the webhook's `auto_disabled_at`. */
-  disabled_at: IsoDateTime,
+  webhook_id: z.string().meta({ description: "The webhook the service disabled." }),
+  consecutive_failures: z
+    .number()
+    .int()
+    .nonnegative()
+    .meta({ description: "Events that had failed every attempt in a row: 5." }),
+  disabled_at: IsoDateTime.meta({
+    description: "ISO 8601 date-time; the webhook's `auto_disabled_at`.",
+  }),
 });
 export type WebhookDisabledData = z.infer<typeof WebhookDisabledData>;
 
 /** The log entry of status_changed also carries the new public state (spec, Event). */
 export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChangedData.extend({
-  /** The request's status after the change. */
-  status: RetrievalStatus,
-  /** The request's stage after the change. */
-  stage: RetrievalStage,
-  /** Why the request waits on the firm, after the change; null when it does not. */
-  action_required_reason: ActionRequiredReason.nullable(),
+  status: RetrievalStatus.meta({ description: "The request's status after the change." }),
+  stage: RetrievalStage.meta({ description: "The request's stage after the change." }),
+  action_required_reason: ActionRequiredReason.nullable().meta({
+    description: "Why the request waits on the firm, after the change; null when it does not.",
+  }),
 });
 export type RetrievalRequestStatusChangedLogData = z.infer<
   typeof RetrievalRequestStatusChangedLogData
@@ -136,10 +142,12 @@ export const TestEventId = z.string().meta({ pattern: TEST_EVENT_ID_PATTERN.sour
 
 /** Fields of every delivery body (spec, Delivery rule 1). */
 const deliveryBase = {
-  /** Unique event id, the deduplication key; equal on every retry of one event. */
-  id: z.string(),
-  /** When the triggering change was saved: ISO 8601 date-time. */
-  created_at: IsoDateTime,
+  id: z.string().meta({
+    description: "Unique event id, the deduplication key; equal on every retry of one event.",
+  }),
+  created_at: IsoDateTime.meta({
+    description: "When the triggering change was saved: ISO 8601 date-time.",
+  }),
 };
 
 /**
@@ -149,24 +157,32 @@ const deliveryBase = {
  */
 export const RetrievalRequestStatusChangedEvent = z.object({
   ...deliveryBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of events. */
-  type: z.literal("retrieval_request.status_changed"),
-  /** Which request changed, and the version it changed to. */
-  data: RetrievalRequestStatusChangedData,
+  id: RetrievalEventId.meta({
+    description:
+      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
+  }),
+  type: z
+    .literal("retrieval_request.status_changed")
+    .meta({ description: "Discriminates the union of events." }),
+  data: RetrievalRequestStatusChangedData.meta({
+    description: "Which request changed, and the version it changed to.",
+  }),
 });
 export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequestStatusChangedEvent>;
 
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
   ...deliveryBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of events. */
-  type: z.literal("retrieval_request.action_required"),
-  /** Which request, and which action request was opened. */
-  data: RetrievalRequestActionRequiredData,
+  id: RetrievalEventId.meta({
+    description:
+      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
+  }),
+  type: z
+    .literal("retrieval_request.action_required")
+    .meta({ description: "Discriminates the union of events." }),
+  data: RetrievalRequestActionRequiredData.meta({
+    description: "Which request, and which action request was opened.",
+  }),
 });
 export type RetrievalRequestActionRequiredEvent = z.infer<
   typeof RetrievalRequestActionRequiredEvent
@@ -175,12 +191,16 @@ export type RetrievalRequestActionRequiredEvent = z.infer<
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
   ...deliveryBase,
-  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
-  id: RetrievalEventId,
-  /** Discriminates the union of events. */
-  type: z.literal("retrieval_request.documents_available"),
-  /** Which request, and which of its documents became downloadable. */
-  data: RetrievalRequestDocumentsAvailableData,
+  id: RetrievalEventId.meta({
+    description:
+      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
+  }),
+  type: z
+    .literal("retrieval_request.documents_available")
+    .meta({ description: "Discriminates the union of events." }),
+  data: RetrievalRequestDocumentsAvailableData.meta({
+    description: "Which request, and which of its documents became downloadable.",
+  }),
 });
 export type RetrievalRequestDocumentsAvailableEvent = z.infer<
   typeof RetrievalRequestDocumentsAvailableEvent
@@ -189,12 +209,13 @@ export type RetrievalRequestDocumentsAvailableEvent = z.infer<
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
   ...deliveryBase,
-  /** Unique event id of a test delivery: `evt_test_` and a UUID. */
-  id: TestEventId,
-  /** Discriminates the union of events; answer 2xx and do nothing else. */
-  type: z.literal("webhook.test"),
-  /** Which webhook was tested. */
-  data: WebhookTestData,
+  id: TestEventId.meta({
+    description: "Unique event id of a test delivery: `evt_test_` and a UUID.",
+  }),
+  type: z
+    .literal("webhook.test")
+    .meta({ description: "Discriminates the union of events; answer 2xx and do nothing else." }),
+  data: WebhookTestData.meta({ description: "Which webhook was tested." }),
 });
 export type WebhookTestEvent = z.infer<typeof WebhookTestEvent>;
 
@@ -218,20 +239,24 @@ export type WebhookEventType = WebhookEvent["type"];
  */
 const logBase = {
   ...deliveryBase,
-  /** Always `event`. */
-  object: z.literal("event"),
-  /** Version the event was rendered with: `v2`. */
-  api_version: z.string().meta({ const: EVENT_API_VERSION }),
-  /** `X-Request-Id` of the API call that caused the event, when one did. */
-  request_id: z.string().nullable(),
+  object: z.literal("event").meta({ description: "Always `event`." }),
+  api_version: z
+    .string()
+    .meta({ const: EVENT_API_VERSION })
+    .meta({ description: "Version the event was rendered with: `v2`." }),
+  request_id: z
+    .string()
+    .nullable()
+    .meta({ description: "`X-Request-Id` of the API call that caused the event, when one did." }),
 };
 
 /** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestStatusChangedEvent.shape,
-  /** The delivered data plus `status`, `stage` and `action_required_reason`. */
-  data: RetrievalRequestStatusChangedLogData,
+  data: RetrievalRequestStatusChangedLogData.meta({
+    description: "The delivered data plus `status`, `stage` and `action_required_reason`.",
+  }),
 });
 export type RetrievalRequestStatusChangedLogEntry = z.infer<
   typeof RetrievalRequestStatusChangedLogEntry
@@ -262,10 +287,10 @@ export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
   ...logBase,
-  /** Discriminates the union of log entries. */
-  type: z.literal("webhook.disabled"),
-  /** Which webhook, and when. */
-  data: WebhookDisabledData,
+  type: z
+    .literal("webhook.disabled")
+    .meta({ description: "Discriminates the union of log entries." }),
+  data: WebhookDisabledData.meta({ description: "Which webhook, and when." }),
 });
 export type WebhookDisabledLogEntry = z.infer<typeof WebhookDisabledLogEntry>;
 
