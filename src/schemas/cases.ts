@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDate, IsoDateTime, isPastDate, ListParams, openEnum } from "./common.js";
 
 /** Every value of {@link CaseCategory}, in the spec's order. */
@@ -66,7 +67,7 @@ export const Case = z.strictObject({
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
   updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
 });
-export type Case = z.infer<typeof Case>;
+export interface Case extends Wire.Case {}
 
 /** Longest case `title` (spec, Case fields). */
 export const CASE_TITLE_MAX = 500;
@@ -137,7 +138,7 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
 
 /** Request body of case creation. Unknown properties are refused. */
 export const CaseCreate = makeCaseCreate();
-export type CaseCreate = z.infer<typeof CaseCreate>;
+export interface CaseCreate extends Wire.CaseCreate {}
 
 /** Request body of a partial case update: only supplied fields change. */
 export const CaseUpdate = z.strictObject({
@@ -159,7 +160,7 @@ export const CaseUpdate = z.strictObject({
     .optional()
     .meta({ description: "Up to 255 characters; null clears it." }),
 });
-export type CaseUpdate = z.infer<typeof CaseUpdate>;
+export interface CaseUpdate extends Wire.CaseUpdate {}
 
 /** Query of `mr.cases.list()`: the page size and cursor of every list, and the `external_id` filter. */
 export const CaseListParams = ListParams.extend({
@@ -167,4 +168,4 @@ export const CaseListParams = ListParams.extend({
     description: "Only the cases whose `external_id` is exactly this (1 to 255 characters).",
   }),
 });
-export type CaseListParams = z.infer<typeof CaseListParams>;
+export interface CaseListParams extends Wire.CaseListParams {}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 
 /**
  * The open part of every `openEnum`: any other string. One shared instance,
@@ -81,7 +82,7 @@ export const ErrorBody = z.object({
     })
     .meta({ description: "What went wrong." }),
 });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+export interface ErrorBody extends Wire.ErrorBody {}
 
 /** Largest page size of list endpoints (docs/spec-decisions.md, "Lists"). */
 export const PAGE_LIMIT_MAX = 100;
@@ -100,7 +101,7 @@ export const ListParams = z.strictObject({
     description: "Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing.",
   }),
 });
-export type ListParams = z.infer<typeof ListParams>;
+export interface ListParams extends Wire.ListParams {}
 
 // An absolute link, a URI in the OpenAPI document; parsed as any string.
 const PageLink = z.string().meta({ format: "uri" });

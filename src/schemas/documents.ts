@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
 
 /** A file attached to a case. */
@@ -15,7 +16,7 @@ export const Document = z.strictObject({
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
   updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
 });
-export type Document = z.infer<typeof Document>;
+export interface Document extends Wire.Document {}
 
 /** Request body that attaches uploaded bytes to a case as a document. */
 export const DocumentCreate = z.strictObject({
@@ -29,7 +30,7 @@ export const DocumentCreate = z.strictObject({
     .optional()
     .meta({ description: "Virtual grouping path, e.g. `/intake`." }),
 });
-export type DocumentCreate = z.infer<typeof DocumentCreate>;
+export interface DocumentCreate extends Wire.DocumentCreate {}
 
 /** Request body of a partial document update: only supplied fields change. */
 export const DocumentUpdate = z.strictObject({
@@ -43,7 +44,7 @@ export const DocumentUpdate = z.strictObject({
     .optional()
     .meta({ description: "True archives the document, false unarchives it." }),
 });
-export type DocumentUpdate = z.infer<typeof DocumentUpdate>;
+export interface DocumentUpdate extends Wire.DocumentUpdate {}
 
 /** A presigned address to download a file from; it needs no API key. */
 export const DownloadResponse = z.strictObject({
@@ -54,7 +55,7 @@ export const DownloadResponse = z.strictObject({
     .positive()
     .meta({ description: "Seconds the address stays valid: 3600." }),
 });
-export type DownloadResponse = z.infer<typeof DownloadResponse>;
+export interface DownloadResponse extends Wire.DownloadResponse {}
 
 /** Query of GET /v2/documents; `archived` travels as `true`/`false`. */
 export const DocumentListParams = ListParams.extend({
@@ -69,4 +70,4 @@ export const DocumentListParams = ListParams.extend({
       description: "Only archived (true) or only unarchived (false) documents; both when absent.",
     }),
 });
-export type DocumentListParams = z.input<typeof DocumentListParams>;
+export interface DocumentListParams extends Wire.DocumentListParams {}

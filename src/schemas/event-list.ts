@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { dateQuery, ListParams } from "./common.js";
 import { Event, WebhookDisabledLogEntry } from "./events.js";
 
@@ -37,7 +38,7 @@ export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: tru
     .record(z.string(), z.unknown())
     .meta({ description: "Unparsed: its shape is the new type's." }),
 });
-export type UnknownEvent = z.infer<typeof UnknownEvent>;
+export interface UnknownEvent extends Wire.UnknownEvent {}
 
 /**
  * An event log entry as listed or read: one of the known `Event`s, or an
@@ -97,4 +98,4 @@ export const EventListParams = ListParams.extend({
       "Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a webhook id (`data.webhook_id`).",
   }),
 });
-export type EventListParams = z.input<typeof EventListParams>;
+export interface EventListParams extends Wire.EventListParams {}

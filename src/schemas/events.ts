@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, openEnum } from "./common.js";
 
 /**
@@ -61,11 +62,11 @@ export const RetrievalEventData = z.object({
     description: "The version of the request's public state this event is about (Delivery rule 7).",
   }),
 });
-export type RetrievalEventData = z.infer<typeof RetrievalEventData>;
+export interface RetrievalEventData extends Wire.RetrievalEventData {}
 
 /** Data of `retrieval_request.status_changed`: which request, and which version of it. */
 export const RetrievalRequestStatusChangedData = RetrievalEventData;
-export type RetrievalRequestStatusChangedData = z.infer<typeof RetrievalRequestStatusChangedData>;
+export type RetrievalRequestStatusChangedData = RetrievalEventData;
 
 /** Data of `retrieval_request.action_required`: a client action request was opened or reopened. */
 export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
@@ -73,7 +74,8 @@ export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
     description: "The opened action request: `pending_action_request.id` of the retrieval request.",
   }),
 });
-export type RetrievalRequestActionRequiredData = z.infer<typeof RetrievalRequestActionRequiredData>;
+export interface RetrievalRequestActionRequiredData
+  extends Wire.RetrievalRequestActionRequiredData {}
 
 /** Data of `retrieval_request.documents_available`: records were released or an invoice became downloadable. */
 export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend({
@@ -85,15 +87,14 @@ export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend(
     .optional()
     .meta({ description: "Present on an invoice event; each id also appears in `document_ids`." }),
 });
-export type RetrievalRequestDocumentsAvailableData = z.infer<
-  typeof RetrievalRequestDocumentsAvailableData
->;
+export interface RetrievalRequestDocumentsAvailableData
+  extends Wire.RetrievalRequestDocumentsAvailableData {}
 
 /** Data of `webhook.test`. */
 export const WebhookTestData = z.object({
   webhook_id: z.string().meta({ description: "The webhook that was tested." }),
 });
-export type WebhookTestData = z.infer<typeof WebhookTestData>;
+export interface WebhookTestData extends Wire.WebhookTestData {}
 
 /** `webhook.disabled` (docs/spec-decisions.md, "Webhook delivery"): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
@@ -107,7 +108,7 @@ export const WebhookDisabledData = z.object({
     description: "ISO 8601 date-time; the webhook's `auto_disabled_at`.",
   }),
 });
-export type WebhookDisabledData = z.infer<typeof WebhookDisabledData>;
+export interface WebhookDisabledData extends Wire.WebhookDisabledData {}
 
 /** The log entry of status_changed also carries the new public state (spec, Event). */
 export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChangedData.extend({
@@ -117,9 +118,8 @@ export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChange
     description: "Why the request waits on the firm, after the change; null when it does not.",
   }),
 });
-export type RetrievalRequestStatusChangedLogData = z.infer<
-  typeof RetrievalRequestStatusChangedLogData
->;
+export interface RetrievalRequestStatusChangedLogData
+  extends Wire.RetrievalRequestStatusChangedLogData {}
 
 // ---------------------------------------------------------------- ids
 
@@ -168,7 +168,8 @@ export const RetrievalRequestStatusChangedEvent = z.object({
     description: "Which request changed, and the version it changed to.",
   }),
 });
-export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequestStatusChangedEvent>;
+export interface RetrievalRequestStatusChangedEvent
+  extends Wire.RetrievalRequestStatusChangedEvent {}
 
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
@@ -184,9 +185,8 @@ export const RetrievalRequestActionRequiredEvent = z.object({
     description: "Which request, and which action request was opened.",
   }),
 });
-export type RetrievalRequestActionRequiredEvent = z.infer<
-  typeof RetrievalRequestActionRequiredEvent
->;
+export interface RetrievalRequestActionRequiredEvent
+  extends Wire.RetrievalRequestActionRequiredEvent {}
 
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
@@ -202,9 +202,8 @@ export const RetrievalRequestDocumentsAvailableEvent = z.object({
     description: "Which request, and which of its documents became downloadable.",
   }),
 });
-export type RetrievalRequestDocumentsAvailableEvent = z.infer<
-  typeof RetrievalRequestDocumentsAvailableEvent
->;
+export interface RetrievalRequestDocumentsAvailableEvent
+  extends Wire.RetrievalRequestDocumentsAvailableEvent {}
 
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
@@ -217,7 +216,7 @@ export const WebhookTestEvent = z.object({
     .meta({ description: "Discriminates the union of events; answer 2xx and do nothing else." }),
   data: WebhookTestData.meta({ description: "Which webhook was tested." }),
 });
-export type WebhookTestEvent = z.infer<typeof WebhookTestEvent>;
+export interface WebhookTestEvent extends Wire.WebhookTestEvent {}
 
 /** A webhook delivery body, discriminated on `type`. */
 export const WebhookEvent = z.discriminatedUnion("type", [
@@ -226,7 +225,11 @@ export const WebhookEvent = z.discriminatedUnion("type", [
   RetrievalRequestDocumentsAvailableEvent,
   WebhookTestEvent,
 ]);
-export type WebhookEvent = z.infer<typeof WebhookEvent>;
+export type WebhookEvent =
+  | RetrievalRequestStatusChangedEvent
+  | RetrievalRequestActionRequiredEvent
+  | RetrievalRequestDocumentsAvailableEvent
+  | WebhookTestEvent;
 /** The `type` of a webhook delivery, `webhook.test` included. */
 export type WebhookEventType = WebhookEvent["type"];
 
@@ -258,31 +261,28 @@ export const RetrievalRequestStatusChangedLogEntry = z.object({
     description: "The delivered data plus `status`, `stage` and `action_required_reason`.",
   }),
 });
-export type RetrievalRequestStatusChangedLogEntry = z.infer<
-  typeof RetrievalRequestStatusChangedLogEntry
->;
+export interface RetrievalRequestStatusChangedLogEntry
+  extends Wire.RetrievalRequestStatusChangedLogEntry {}
 
 /** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestActionRequiredEvent.shape,
 });
-export type RetrievalRequestActionRequiredLogEntry = z.infer<
-  typeof RetrievalRequestActionRequiredLogEntry
->;
+export interface RetrievalRequestActionRequiredLogEntry
+  extends Wire.RetrievalRequestActionRequiredLogEntry {}
 
 /** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestDocumentsAvailableEvent.shape,
 });
-export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
-  typeof RetrievalRequestDocumentsAvailableLogEntry
->;
+export interface RetrievalRequestDocumentsAvailableLogEntry
+  extends Wire.RetrievalRequestDocumentsAvailableLogEntry {}
 
 /** The log entry of a `webhook.test` event. */
 export const WebhookTestLogEntry = z.object({ ...logBase, ...WebhookTestEvent.shape });
-export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
+export interface WebhookTestLogEntry extends Wire.WebhookTestLogEntry {}
 
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
@@ -292,7 +292,7 @@ export const WebhookDisabledLogEntry = z.object({
     .meta({ description: "Discriminates the union of log entries." }),
   data: WebhookDisabledData.meta({ description: "Which webhook, and when." }),
 });
-export type WebhookDisabledLogEntry = z.infer<typeof WebhookDisabledLogEntry>;
+export interface WebhookDisabledLogEntry extends Wire.WebhookDisabledLogEntry {}
 
 /** An event log entry (GET /v2/events, GET /v2/events/{id}), discriminated on `type`. */
 export const Event = z.discriminatedUnion("type", [
@@ -302,6 +302,11 @@ export const Event = z.discriminatedUnion("type", [
   WebhookTestLogEntry,
   WebhookDisabledLogEntry,
 ]);
-export type Event = z.infer<typeof Event>;
+export type Event =
+  | RetrievalRequestStatusChangedLogEntry
+  | RetrievalRequestActionRequiredLogEntry
+  | RetrievalRequestDocumentsAvailableLogEntry
+  | WebhookTestLogEntry
+  | WebhookDisabledLogEntry;
 /** The `type` of a known event log entry; {@link EVENT_LOG_TYPES} lists them. */
 export type EventType = Event["type"];

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
 
 /** Longest `name` of a retrieval profile (requestor). */
@@ -28,7 +29,7 @@ export const Requestor = z.strictObject({
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
   updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
 });
-export type Requestor = z.infer<typeof Requestor>;
+export interface Requestor extends Wire.Requestor {}
 
 const name = z.string().min(1).max(REQUESTOR_NAME_MAX);
 const email = z.email().max(REQUESTOR_EMAIL_MAX);
@@ -42,7 +43,7 @@ export const RequestorCreate = z.strictObject({
   organization: organization.optional().meta({ description: "Up to 200 characters." }),
   phone: phone.optional().meta({ description: "Up to 50 characters." }),
 });
-export type RequestorCreate = z.infer<typeof RequestorCreate>;
+export interface RequestorCreate extends Wire.RequestorCreate {}
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
@@ -54,8 +55,8 @@ export const RequestorUpdate = z.strictObject({
     .meta({ description: "Up to 200 characters; null clears it." }),
   phone: phone.nullable().optional().meta({ description: "Up to 50 characters; null clears it." }),
 });
-export type RequestorUpdate = z.infer<typeof RequestorUpdate>;
+export interface RequestorUpdate extends Wire.RequestorUpdate {}
 
 /** Query of `mr.requestors.list()`: the page size and cursor of every list. */
 export const RequestorListParams = ListParams;
-export type RequestorListParams = z.infer<typeof RequestorListParams>;
+export type RequestorListParams = ListParams;

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { makeCaseCreate } from "./cases.js";
 import { dateQuery, IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
@@ -54,7 +55,7 @@ export const PendingActionRequest = z.strictObject({
     description: "When it was opened (or reopened): ISO 8601 date-time.",
   }),
 });
-export type PendingActionRequest = z.infer<typeof PendingActionRequest>;
+export interface PendingActionRequest extends Wire.PendingActionRequest {}
 
 /** Money amounts in `currency` (decimal numbers), null until known. */
 export const RetrievalCosts = z.strictObject({
@@ -70,7 +71,7 @@ export const RetrievalCosts = z.strictObject({
     .meta({ description: "Sum of the provider invoices." }),
   currency: z.string().meta({ description: "ISO 4217 code, e.g. `USD`." }),
 });
-export type RetrievalCosts = z.infer<typeof RetrievalCosts>;
+export interface RetrievalCosts extends Wire.RetrievalCosts {}
 
 /** A retrieved record or a provider invoice. An invoice may be listed before it is `ready`. */
 export const RetrievalDocument = z.strictObject({
@@ -89,7 +90,7 @@ export const RetrievalDocument = z.strictObject({
   }),
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
 });
-export type RetrievalDocument = z.infer<typeof RetrievalDocument>;
+export interface RetrievalDocument extends Wire.RetrievalDocument {}
 
 /** A request to obtain records from a provider (docs/spec-decisions.md, "Retrieval requests and action responses"). */
 export const RetrievalRequest = z.strictObject({
@@ -130,7 +131,7 @@ export const RetrievalRequest = z.strictObject({
       "ISO 8601 date-time of the last change; to order versions, compare `public_updated_at`.",
   }),
 });
-export type RetrievalRequest = z.infer<typeof RetrievalRequest>;
+export interface RetrievalRequest extends Wire.RetrievalRequest {}
 
 /** Response of GET /v2/retrieval-requests: the list envelope plus the poll's next `since`. */
 export const RetrievalRequestList = ListEnvelope(RetrievalRequest).extend({
@@ -139,7 +140,7 @@ export const RetrievalRequestList = ListEnvelope(RetrievalRequest).extend({
       "The greatest `public_updated_at` on this page, or the given `updated_since` when the page is empty (null when neither exists).",
   }),
 });
-export type RetrievalRequestList = z.infer<typeof RetrievalRequestList>;
+export interface RetrievalRequestList extends Wire.RetrievalRequestList {}
 
 // ---------------------------------------------------------------- requests
 
@@ -246,7 +247,7 @@ export function makeRetrievalRequestCreate(now: () => number = () => Date.now())
 
 /** Request body of retrieval request creation (validated against the caller's clock). */
 export const RetrievalRequestCreate = makeRetrievalRequestCreate();
-export type RetrievalRequestCreate = z.infer<typeof RetrievalRequestCreate>;
+export interface RetrievalRequestCreate extends Wire.RetrievalRequestCreate {}
 
 /** Query of GET /v2/retrieval-requests. */
 export const RetrievalRequestListParams = ListParams.extend({
@@ -263,11 +264,11 @@ export const RetrievalRequestListParams = ListParams.extend({
     description: "Only the requests whose `external_id` is exactly this (1 to 255 characters).",
   }),
 });
-export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListParams>;
+export interface RetrievalRequestListParams extends Wire.RetrievalRequestListParams {}
 
 /** Query of GET /v2/retrieval-requests/{id}/documents. */
 export const RetrievalDocumentListParams = ListParams;
-export type RetrievalDocumentListParams = z.infer<typeof RetrievalDocumentListParams>;
+export type RetrievalDocumentListParams = ListParams;
 
 /** Rule 2: trimmed, then 1 to 10000 characters. Also what the reference server judges with. */
 export const ActionResponseMessage = z
@@ -286,7 +287,7 @@ export const ActionResponseAttachment = z.strictObject({
       "From case-level signing under the retrieval request's case, after the bytes were PUT.",
   }),
 });
-export type ActionResponseAttachment = z.infer<typeof ActionResponseAttachment>;
+export interface ActionResponseAttachment extends Wire.ActionResponseAttachment {}
 
 /** Request body of the action-response operation. */
 export const ActionResponse = z.strictObject({
@@ -301,7 +302,7 @@ export const ActionResponse = z.strictObject({
       "Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`.",
   }),
 });
-export type ActionResponse = z.input<typeof ActionResponse>;
+export interface ActionResponse extends Wire.ActionResponse {}
 
 /** Response of the action-response operation. */
 export const ActionRequestAnswer = z.strictObject({
@@ -312,4 +313,4 @@ export const ActionRequestAnswer = z.strictObject({
   status: openEnum(["responded"]).meta({ description: "`responded`." }),
   responded_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
 });
-export type ActionRequestAnswer = z.infer<typeof ActionRequestAnswer>;
+export interface ActionRequestAnswer extends Wire.ActionRequestAnswer {}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
 import { hasUserInfo, uriProblem } from "./uri.js";
@@ -64,7 +65,7 @@ export const WebhookLastFailure = z.strictObject({
     .meta({ description: "Why it failed, e.g. a timeout or the status the endpoint answered." }),
   event_type: z.string().meta({ description: "The `type` of the event the attempt carried." }),
 });
-export type WebhookLastFailure = z.infer<typeof WebhookLastFailure>;
+export interface WebhookLastFailure extends Wire.WebhookLastFailure {}
 
 /** A webhook as read or listed: every field is always present. */
 export const Webhook = z.strictObject({
@@ -104,7 +105,7 @@ export const Webhook = z.strictObject({
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
   updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
 });
-export type Webhook = z.infer<typeof Webhook>;
+export interface Webhook extends Wire.Webhook {}
 
 /** Response of GET /v2/webhooks: a bare array, at most 20 (docs/spec-decisions.md, "Lists"). */
 export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
@@ -127,7 +128,7 @@ export const WebhookCreate = overLengthAsInvalidRequest(
     description: description.optional().meta({ description: "Up to 500 characters." }),
   }),
 );
-export type WebhookCreate = z.infer<typeof WebhookCreate>;
+export interface WebhookCreate extends Wire.WebhookCreate {}
 
 /** Response of creation: the only place the secret is ever shown. */
 export const WebhookCreateResponse = z.strictObject({
@@ -150,7 +151,7 @@ export const WebhookCreateResponse = z.strictObject({
   last_failure: z.null().meta({ description: "Always null on creation." }),
   created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
 });
-export type WebhookCreateResponse = z.infer<typeof WebhookCreateResponse>;
+export interface WebhookCreateResponse extends Wire.WebhookCreateResponse {}
 
 /**
  * Request body of a partial webhook update: at least one property. Setting
@@ -183,7 +184,7 @@ export const WebhookUpdate = overLengthAsInvalidRequest(
       "At least one property is required",
     ),
 );
-export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
+export interface WebhookUpdate extends Wire.WebhookUpdate {}
 
 /** Result of the test operation: HTTP 200 even when the delivery failed. */
 export const WebhookTestResult = z.strictObject({
@@ -206,7 +207,7 @@ export const WebhookTestResult = z.strictObject({
   event_id: TestEventId.meta({ description: "`evt_test_<uuid>`." }),
   sent_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
 });
-export type WebhookTestResult = z.infer<typeof WebhookTestResult>;
+export interface WebhookTestResult extends Wire.WebhookTestResult {}
 
 /** One delivery attempt to one webhook (the spec leaves the record's fields open). */
 export const WebhookDelivery = z.strictObject({
@@ -251,8 +252,8 @@ export const WebhookDelivery = z.strictObject({
   }),
   is_redelivery: z.boolean().meta({ description: "Sent by `redeliver`." }),
 });
-export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+export interface WebhookDelivery extends Wire.WebhookDelivery {}
 
 /** Query of GET /v2/webhooks/{id}/deliveries. */
 export const WebhookDeliveryListParams = ListParams;
-export type WebhookDeliveryListParams = z.infer<typeof WebhookDeliveryListParams>;
+export type WebhookDeliveryListParams = ListParams;

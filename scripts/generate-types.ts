@@ -1,0 +1,286 @@
+// Writes src/types/wire.ts: one TypeScript interface per request and response
+// schema of src/schemas, each property carrying the schema's description
+// (`.meta({ description })`) as its doc comment, so that an editor shows it on
+// hover. The zod schemas stay the one source: the interfaces come from their
+// JSON Schema (z.toJSONSchema, with the OpenAPI document's overrides) through
+// json-schema-to-typescript, and src/types/wire-checks.ts, written beside
+// them, has the compiler hold each interface and its schema to each other.
+//
+//   node scripts/generate-types.ts           write both files
+//   node scripts/generate-types.ts --check   exit 1 when either is stale
+//
+// test/types/generated.test.ts runs the check.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { compile, type JSONSchema } from "json-schema-to-typescript";
+import * as z from "zod";
+import { OPERATIONS } from "../src/contract/index.js";
+import { override, unrepresentable } from "../src/openapi/document.js";
+import * as cases from "../src/schemas/cases.js";
+import { ErrorBody, ListParams, OpenEnumOther } from "../src/schemas/common.js";
+import * as documents from "../src/schemas/documents.js";
+import * as eventList from "../src/schemas/event-list.js";
+import * as events from "../src/schemas/events.js";
+import * as facilities from "../src/schemas/facilities.js";
+import * as requestors from "../src/schemas/requestors.js";
+import * as retrievalRequests from "../src/schemas/retrieval-requests.js";
+import * as uploads from "../src/schemas/uploads.js";
+import * as webhooks from "../src/schemas/webhooks.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const WIRE = "src/types/wire.ts";
+const CHECKS = "src/types/wire-checks.ts";
+
+/** The schema modules, by the path the checks import them from. */
+const MODULES: Record<string, Record<string, unknown>> = {
+  "../schemas/cases.js": cases,
+  "../schemas/common.js": { ErrorBody, ListParams },
+  "../schemas/documents.js": documents,
+  "../schemas/event-list.js": eventList,
+  "../schemas/events.js": events,
+  "../schemas/facilities.js": facilities,
+  "../schemas/requestors.js": requestors,
+  "../schemas/retrieval-requests.js": retrievalRequests,
+  "../schemas/uploads.js": uploads,
+  "../schemas/webhooks.js": webhooks,
+};
+
+/** An exported schema with a type users see: an object, or a union of them. */
+function isPublicShape(schema: z.ZodType): boolean {
+  const def = schema._zod.def;
+  if (def.type === "object") return true;
+  if (def.type === "union") {
+    return (def as z.core.$ZodUnionDef).options.every((o) => isPublicShape(o as z.ZodType));
+  }
+  return false;
+}
+
+interface Entry {
+  name: string;
+  module: string;
+  schema: z.ZodType;
+  io: "input" | "output";
+  /** `export const B = A`: B is generated as an alias of A. */
+  aliasOf?: string;
+}
+
+// What callers send is typed as zod input (a `Date` where one is accepted, an
+// array or a string for a filter); what the service sends, as output.
+const REQUESTS = new Set<z.ZodType>(
+  OPERATIONS.flatMap((op) => [op.body, op.query]).filter(
+    (s): s is z.ZodType => typeof s === "object" && s !== null,
+  ),
+);
+for (const extra of [
+  ListParams,
+  facilities.FacilityCreate,
+  requestors.RequestorCreate,
+  retrievalRequests.ActionResponseAttachment,
+]) {
+  REQUESTS.add(extra);
+}
+
+function entries(): Entry[] {
+  const out: Entry[] = [];
+  const seen = new Map<z.ZodType, string>();
+  for (const [module, exports] of Object.entries(MODULES)) {
+    for (const [name, value] of Object.entries(exports)) {
+      if (!(value instanceof z.ZodType) || !isPublicShape(value)) continue;
+      const io = REQUESTS.has(value) ? "input" : "output";
+      const first = seen.get(value);
+      out.push({ name, module, schema: value, io, ...(first && { aliasOf: first }) });
+      if (!first) seen.set(value, name);
+    }
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** JSON Schema keywords that say nothing to a type: refinements, formats, bounds. */
+const DROPPED = new Set([
+  "allOf",
+  "not",
+  "minProperties",
+  "pattern",
+  "format",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "$schema",
+  "$id",
+]);
+
+/**
+ * Prepares one converted schema for json-schema-to-typescript: drops what has
+ * no type meaning, and wraps a described `$ref` in `allOf`, so the generator
+ * puts the description on the property instead of copying the referenced
+ * interface under a new name to carry it.
+ */
+function forTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forTypes);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (DROPPED.has(key)) continue;
+    // `properties` maps names to schemas: a property may be called `format`.
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, forTypes(v)]))
+        : forTypes(value);
+  }
+  // json-schema-to-typescript writes no `@default` of its own.
+  if ("default" in out && typeof out.description === "string") {
+    out.description = `${out.description}\n\n@default ${JSON.stringify(out.default)}`;
+  }
+  if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
+    const { $ref, ...rest } = out;
+    return { ...rest, allOf: [{ $ref }] };
+  }
+  return out;
+}
+
+function convert(list: Entry[], io: "input" | "output"): Record<string, JSONSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const entry of list)
+    if (!entry.aliasOf && entry.io === io) registry.add(entry.schema, { id: entry.name });
+  const { schemas } = z.toJSONSchema(registry as z.core.$ZodRegistry<{ id?: string }>, {
+    io,
+    uri: (id) => `#/$defs/${id}`,
+    unrepresentable: ({ zodSchema, ...rest }) => {
+      // A `Date` a query parameter accepts (sent as its ISO string).
+      if (zodSchema._zod.def.type === "date") return { tsType: "Date" };
+      return unrepresentable(false)({ zodSchema, ...rest });
+    },
+    override: (context) => {
+      override(context);
+      // The open part of an open enum: any other string, without erasing the known ones.
+      if (context.zodSchema === (OpenEnumOther as z.core.$ZodType)) {
+        context.jsonSchema.tsType = "string & {}";
+      }
+      // A `const` stated for readers (`api_version`) that parsing does not hold a value to.
+      if (context.zodSchema._zod.def.type === "string") delete context.jsonSchema.const;
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => [
+      id,
+      { ...(forTypes(schema) as object), title: id } as JSONSchema,
+    ]),
+  );
+}
+
+const BANNER = `// Generated by scripts/generate-types.ts from the zod schemas of src/schemas: do not edit.
+// Each property's comment is its schema's description. The public types
+// (src/schemas/*.ts) extend these; src/types/wire-checks.ts holds them to the schemas.`;
+
+async function wireTypes(list: Entry[]): Promise<string> {
+  const inputs = convert(list, "input");
+  const outputs = convert(list, "output");
+  for (const id of Object.keys(inputs)) {
+    if (id in outputs) throw new Error(`generate-types: ${id} is both a request and a response`);
+  }
+  // The converted refs point at `#/$defs/<id>`: the same place in one root.
+  const root = JSON.parse(
+    JSON.stringify({ $defs: { ...inputs, ...outputs } }).replaceAll(
+      "#/components/schemas/",
+      "#/$defs/",
+    ),
+  );
+  let text = await compile(root, "Root", {
+    bannerComment: "",
+    additionalProperties: false,
+    unreachableDefinitions: true,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: false,
+    format: false,
+    unknownAny: true,
+  });
+  // The generator's note on where a definition was found, and its empty root.
+  text = text
+    .replace(
+      /\n \*\s*\n \* This interface was referenced by `Root`'s JSON-Schema\n \* via the `definition` "[^"]+"\./g,
+      "",
+    )
+    .replace(
+      /\/\*\*\n \* This interface was referenced by `Root`'s JSON-Schema\n \* via the `definition` "[^"]+"\.\n \*\/\n/g,
+      "",
+    )
+    .replace(/export interface Root \{\n\[k: string\]: unknown\n\}\n/, "");
+  const aliases = list
+    .filter((e) => e.aliasOf)
+    .map(
+      (e) =>
+        `/** The same shape as {@link ${e.aliasOf}}. */\nexport type ${e.name} = ${e.aliasOf};`,
+    );
+  return format(`${BANNER}\n\n${text}\n${aliases.join("\n")}\n`, WIRE);
+}
+
+function checks(list: Entry[]): string {
+  const lines = [
+    `// Generated by scripts/generate-types.ts: do not edit. The compiler holds each`,
+    `// interface of wire.ts and its zod schema to each other: a value of the`,
+    `// schema's type is one of the interface and back (for a request, what zod`,
+    `// accepts is what the interface allows and what it gives is an interface).`,
+    `import type * as z from "zod";`,
+  ];
+  const modules = [...new Set(list.map((e) => e.module))].sort();
+  const alias = (module: string) =>
+    (module.match(/([\w-]+)\.js$/)?.[1] ?? module)
+      .split("-")
+      .map((word) => word[0]?.toUpperCase() + word.slice(1))
+      .join("");
+  for (const module of modules) lines.push(`import type * as ${alias(module)} from "${module}";`);
+  lines.push(`import type * as W from "./wire.js";`, "");
+  lines.push(
+    "type Holds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
+    "type Request<W, In, Out> = [W] extends [In] ? ([Out] extends [W] ? true : false) : false;",
+    "type Assert<T extends true> = T;",
+    "",
+    "export type WireChecks = [",
+  );
+  for (const e of list) {
+    const s = `typeof ${alias(e.module)}.${e.name}`;
+    lines.push(
+      e.io === "input"
+        ? `  Assert<Request<W.${e.name}, z.input<${s}>, z.output<${s}>>>,`
+        : `  Assert<Holds<W.${e.name}, z.output<${s}>>>,`,
+    );
+  }
+  lines.push("];", "");
+  return format(lines.join("\n"), CHECKS);
+}
+
+function format(text: string, path: string): string {
+  // `check --write`: formatted, and imports ordered, as `npm run format` leaves a file.
+  return execFileSync("biome", ["check", "--write", `--stdin-file-path=${path}`], {
+    cwd: ROOT,
+    input: text,
+    encoding: "utf8",
+  });
+}
+
+const list = entries();
+const files: Record<string, string> = {
+  [WIRE]: await wireTypes(list),
+  [CHECKS]: checks(list),
+};
+if (process.argv.includes("--check")) {
+  const stale = Object.keys(files).filter((path) => {
+    try {
+      return readFileSync(`${ROOT}/${path}`, "utf8") !== files[path];
+    } catch {
+      return true;
+    }
+  });
+  if (stale.length > 0) {
+    console.error(`Stale: ${stale.join(", ")}. Run: node scripts/generate-types.ts`);
+    process.exit(1);
+  }
+} else {
+  for (const [path, text] of Object.entries(files)) writeFileSync(`${ROOT}/${path}`, text);
+}
