@@ -199,6 +199,9 @@ echo "smoke: node $("$NODE" --version)"
 "$NODE" graph-check.mjs
 # Source maps as shipped: relative sources inside the package, content embedded.
 "$NODE" "$REPO/scripts/check-source-maps.mjs" node_modules/medrecords
+# Declarations as shipped: no hashed chunk names, no internal classes, zod
+# types only on the exported schemas (DESIGN 11.2).
+"$NODE" "$REPO/scripts/check-declarations.mjs" node_modules/medrecords
 
 # `#hmac` (package.json "imports"): node:crypto's HMAC under Node's `node`
 # condition, from a module inside the installed package, for import and require.

@@ -87,13 +87,13 @@ export {
 export type { Webhooks } from "./resources/webhooks.js";
 export * from "./schemas/cases.js";
 export {
+  DEFAULT_PAGE_LIMIT,
   ErrorBody,
   IsoDate,
   IsoDateTime,
-  ListEnvelope,
   ListParams,
   MimeType,
-  PageLimit,
+  PAGE_LIMIT_MAX,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
 export * from "./schemas/event-list.js";

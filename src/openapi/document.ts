@@ -158,7 +158,13 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
 // would drown the document.
 const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "email", "uuid"]);
 
-export function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+export function override({
+  zodSchema,
+  jsonSchema,
+}: {
+  zodSchema: unknown;
+  jsonSchema: JsonSchema;
+}) {
   const def = (zodSchema as z.ZodType)._zod.def;
   if (typeof jsonSchema.format === "string" && FORMATS_WITH_ZOD_PATTERN.has(jsonSchema.format)) {
     delete jsonSchema.pattern;
@@ -189,7 +195,9 @@ export function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSc
  * string, so nothing on the wire matches it (`{ not: {} }`, then dropped by
  * `wireForm`). Anything else is a new case to decide, not to paper over.
  */
-export function unrepresentable(allowDate: boolean): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
+export function unrepresentable(
+  allowDate: boolean,
+): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
   return ({ zodSchema, message, path }) => {
     if (zodSchema === (OpenEnumOther as z.core.$ZodType)) return { type: "string" };
     if (allowDate && zodSchema._zod.def.type === "date") return { not: {} };

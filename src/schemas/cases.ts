@@ -90,6 +90,8 @@ const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
  * Builds the CaseCreate schema against a clock, because `date_of_injury` must
  * lie in the past of whoever validates: the caller's clock in the client, the
  * injected clock in the reference server.
+ *
+ * @internal For the reference server; users validate with {@link CaseCreate}.
  */
 export function makeCaseCreate(now: () => number = () => Date.now()) {
   return z.strictObject({

@@ -162,6 +162,8 @@ const PAIRS: readonly (readonly [idKey: string, inlineKey: string])[] = [
  * Exactly one of `case_id`/`case`, `facility_id`/`facility` and
  * `requestor_id`/`requestor`; `date_from` not after `date_to`; an upload id
  * at most once across `auth_form` and `attachments`.
+ *
+ * @internal For the reference server; users validate with {@link RetrievalRequestCreate}.
  */
 export function makeRetrievalRequestCreate(now: () => number = () => Date.now()) {
   return z
