@@ -57,6 +57,59 @@ export function load(app) {
     inferred.add(reflection);
   });
 
+  // The request and response types are interfaces that extend the ones
+  // generated from the schemas (src/types/wire.ts, not an entry point):
+  // document them as the public names, with no trace of the generated ones.
+  app.converter.on(
+    Converter.EVENT_RESOLVE_BEGIN,
+    (context) => {
+      const project = context.project;
+      const publicByName = new Map();
+      for (const r of project.getReflectionsByKind(
+        ReflectionKind.Interface | ReflectionKind.TypeAlias,
+      )) {
+        if (!publicByName.has(r.name)) publicByName.set(r.name, r);
+      }
+      const fromWire = (type) =>
+        type?.type === "reference" &&
+        !type.reflection &&
+        type.symbolId?.fileName.replaceAll("\\", "/").endsWith(WIRE) &&
+        publicByName.has(type.name);
+      const relink = (type) => {
+        if (!type) return type;
+        if (fromWire(type)) {
+          return ReferenceType.createResolvedReference(
+            type.name,
+            publicByName.get(type.name),
+            project,
+          );
+        }
+        walkType(type, relink);
+        return type;
+      };
+      for (const reflection of Object.values(project.reflections)) {
+        if (project.getReflectionById(reflection.id) !== reflection) continue;
+        if (reflection instanceof DeclarationReflection) {
+          if (reflection.extendedTypes?.some((t) => fromWire(t))) {
+            reflection.extendedTypes = reflection.extendedTypes.filter((t) => !fromWire(t));
+            if (reflection.extendedTypes.length === 0) delete reflection.extendedTypes;
+            for (const child of reflection.children ?? []) delete child.inheritedFrom;
+          }
+          if (reflection.kindOf(ReflectionKind.Variable))
+            schemaOf(project, reflection, publicByName);
+        }
+        if (
+          reflection instanceof DeclarationReflection ||
+          reflection instanceof SignatureReflection ||
+          reflection instanceof ParameterReflection
+        ) {
+          reflection.type = relink(reflection.type);
+        }
+      }
+    },
+    2100,
+  );
+
   app.converter.on(
     Converter.EVENT_RESOLVE_BEGIN,
     (context) => {
@@ -138,6 +191,51 @@ export function load(app) {
     // Before TypeDoc's own resolvers (comments, categories, links).
     2000,
   );
+}
+
+const WIRE = "/src/types/wire.ts";
+
+/** Calls `fn` on each type directly inside `type`, replacing it with the result. */
+function walkType(type, fn) {
+  switch (type.type) {
+    case "reference":
+      if (type.typeArguments) type.typeArguments = type.typeArguments.map(fn);
+      break;
+    case "union":
+    case "intersection":
+      type.types = type.types.map(fn);
+      break;
+    case "array":
+    case "optional":
+    case "rest":
+      type.elementType = fn(type.elementType);
+      break;
+    case "tuple":
+      type.elements = type.elements.map(fn);
+      break;
+    case "typeOperator":
+      type.target = fn(type.target);
+      break;
+  }
+}
+
+/**
+ * A schema constant beside its interface (`Case` the zod object, `Case` the
+ * type): shown as `ZodObject<Case>` (its zod class, the interface linked),
+ * not as zod's spelled-out shape; the two share one comment.
+ */
+function schemaOf(project, variable, publicByName) {
+  const pair = publicByName.get(variable.name);
+  if (!pair?.kindOf(ReflectionKind.Interface | ReflectionKind.TypeAlias)) return;
+  shareComment(pair, variable);
+  const type = variable.type;
+  if (type?.type !== "reference") return;
+  const drop = (t) => {
+    if (t instanceof ReflectionType) project.removeReflection(t.declaration);
+    else if (t) walkType(t, (inner) => (drop(inner), inner));
+  };
+  for (const argument of type.typeArguments ?? []) drop(argument);
+  type.typeArguments = [ReferenceType.createResolvedReference(pair.name, pair, project)];
 }
 
 /** The type alias a reflection belongs to, so that an alias never links to itself. */

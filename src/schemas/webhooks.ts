@@ -109,7 +109,7 @@ export interface Webhook extends Wire.Webhook {}
 
 /** Response of GET /v2/webhooks: a bare array, at most 20 (docs/spec-decisions.md, "Lists"). */
 export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
-export type WebhookList = z.infer<typeof WebhookList>;
+export type WebhookList = Webhook[];
 
 /**
  * Request body of webhook creation. Over-length values are 400
