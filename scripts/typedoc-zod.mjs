@@ -232,7 +232,12 @@ function schemaOf(project, variable, publicByName) {
   if (type?.type !== "reference") return;
   const drop = (t) => {
     if (t instanceof ReflectionType) project.removeReflection(t.declaration);
-    else if (t) walkType(t, (inner) => (drop(inner), inner));
+    else if (t) {
+      walkType(t, (inner) => {
+        drop(inner);
+        return inner;
+      });
+    }
   };
   for (const argument of type.typeArguments ?? []) drop(argument);
   type.typeArguments = [ReferenceType.createResolvedReference(pair.name, pair, project)];
