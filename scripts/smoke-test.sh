@@ -285,4 +285,51 @@ if [ "$mock_rc" -ne 0 ]; then
   exit 1
 fi
 
+# The README's two-terminal walkthrough, with its own commands, from the
+# installed package: the mock with the autopilot, the example receiver copied
+# out of node_modules, trigger, and listen forwarding to the receiver. Ports
+# are picked free (the README's 4010 and 3000 may be taken on a CI machine).
+echo "smoke: the README's walkthrough from the installed package"
+cd "$WORK/app"
+npx medrecords mock --autopilot --speed 60 --port 0 --json >walk-mock.out 2>walk-mock.err &
+walk_mock_pid=$!
+walk_pids="$walk_mock_pid"
+walk_cleanup() { for pid in $walk_pids; do kill "$pid" 2>/dev/null || true; done; }
+trap 'walk_cleanup; cleanup' EXIT
+for _ in $(seq 1 100); do
+  [ -s walk-mock.out ] && break
+  sleep 0.1
+done
+MEDRECORDS_BASE_URL="$("$NODE" -p 'JSON.parse(require("fs").readFileSync("walk-mock.out","utf8").split("\n")[0]).base_url')"
+MEDRECORDS_API_KEY="$("$NODE" -p 'JSON.parse(require("fs").readFileSync("walk-mock.out","utf8").split("\n")[0]).api_key')"
+MEDRECORDS_WEBHOOK_SECRET="whsec_$(openssl rand -hex 16)"
+export MEDRECORDS_BASE_URL MEDRECORDS_API_KEY MEDRECORDS_WEBHOOK_SECRET
+cp node_modules/medrecords/examples/webhook-receiver.ts .
+PORT=0 node webhook-receiver.ts >walk-receiver.out 2>walk-receiver.err &
+walk_pids="$walk_pids $!"
+for _ in $(seq 1 100); do
+  grep -q "Receiving webhooks at" walk-receiver.out 2>/dev/null && break
+  sleep 0.1
+done
+receiver_url="$(sed -n 's/^Receiving webhooks at \([^ ]*\).*/\1/p' walk-receiver.out)"
+if [ -z "$receiver_url" ]; then
+  echo "smoke: the example receiver did not start: $(cat walk-receiver.err)" >&2
+  exit 1
+fi
+npx medrecords trigger retrieval_request.status_changed
+npx medrecords listen --since 1h --secret "$MEDRECORDS_WEBHOOK_SECRET" \
+  --forward-to "$receiver_url" >walk-listen.out 2>walk-listen.err &
+walk_pids="$walk_pids $!"
+for _ in $(seq 1 300); do
+  grep -q "retrieval_request.status_changed: " walk-receiver.out && break
+  sleep 0.1
+done
+if ! grep -q "retrieval_request.status_changed: " walk-receiver.out; then
+  echo "smoke: the receiver processed no event. listen: $(cat walk-listen.out walk-listen.err)" >&2
+  echo "receiver: $(cat walk-receiver.out walk-receiver.err)" >&2
+  exit 1
+fi
+echo "smoke: walkthrough ok: $(grep -m1 "retrieval_request.status_changed: " walk-receiver.out)"
+walk_cleanup
+
 echo "smoke: all checks passed"
