@@ -304,8 +304,8 @@ MEDRECORDS_BASE_URL="$("$NODE" -p 'JSON.parse(require("fs").readFileSync("walk-m
 MEDRECORDS_API_KEY="$("$NODE" -p 'JSON.parse(require("fs").readFileSync("walk-mock.out","utf8").split("\n")[0]).api_key')"
 MEDRECORDS_WEBHOOK_SECRET="whsec_$(openssl rand -hex 16)"
 export MEDRECORDS_BASE_URL MEDRECORDS_API_KEY MEDRECORDS_WEBHOOK_SECRET
-cp node_modules/medrecords/examples/webhook-receiver.ts .
-PORT=0 node webhook-receiver.ts >walk-receiver.out 2>walk-receiver.err &
+cp node_modules/medrecords/examples/webhook-receiver.ts receiver.mts
+PORT=0 node receiver.mts >walk-receiver.out 2>walk-receiver.err &
 walk_pids="$walk_pids $!"
 for _ in $(seq 1 100); do
   grep -q "Receiving webhooks at" walk-receiver.out 2>/dev/null && break

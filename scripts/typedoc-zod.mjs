@@ -16,6 +16,7 @@
 // The same idea as typedoc-plugin-zod (not installed: a few dozen lines do).
 import {
   Comment,
+  CommentTag,
   Converter,
   DeclarationReflection,
   ParameterReflection,
@@ -33,6 +34,28 @@ const ZOD_INFER = new Set(["z.infer", "z.output", "z.input", "z.TypeOf"]);
 export function load(app) {
   /** Type aliases written as z.infer/z.output/z.input<typeof schema>. */
   const inferred = new Set();
+
+  // The main module's exports, grouped by the API resource (or concern) of
+  // the file that declares them instead of by kind: one page section per
+  // resource rather than ~300 names in one list. A zod schema goes to "Zod
+  // schemas", so that its interface alone stands in its resource's group.
+  app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
+    if (
+      reflection.parent?.name !== "medrecords" ||
+      !reflection.parent.kindOf(ReflectionKind.Module)
+    )
+      return;
+    const file = context
+      .getSymbolFromReflection(reflection)
+      ?.getDeclarations()?.[0]
+      ?.getSourceFile()
+      .fileName.replaceAll("\\", "/");
+    const group = file && groupOf(file, reflection);
+    if (!group) return;
+    reflection.comment ??= new Comment();
+    reflection.comment.blockTags = reflection.comment.blockTags.filter((t) => t.tag !== "@group");
+    reflection.comment.blockTags.push(new CommentTag("@group", [{ kind: "text", text: group }]));
+  });
 
   app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
     if (!reflection.kindOf(ReflectionKind.TypeAlias)) return;
@@ -194,6 +217,34 @@ export function load(app) {
 }
 
 const WIRE = "/src/types/wire.ts";
+
+/** Groups of the main module, by the file (or folder) that declares an export. */
+const GROUPS = [
+  [
+    /\/src\/(client|core\/(options|api-promise|logging|tracing|reconcile|pagination))\.ts$/,
+    "Client",
+  ],
+  [/\/src\/core\/errors\.ts$/, "Errors"],
+  [/\/src\/(resources|schemas)\/cases\.ts$/, "Cases"],
+  [/\/src\/(resources|schemas)\/documents\.ts$/, "Documents"],
+  [/\/src\/(schemas\/uploads|core\/uploads|core\/file-from-path)\.ts$/, "Uploads"],
+  [/\/src\/(resources|schemas)\/retrieval-requests\.ts$/, "Retrieval requests"],
+  [/\/src\/(resources|schemas)\/facilities\.ts$/, "Facilities"],
+  [/\/src\/(resources|schemas)\/requestors\.ts$/, "Requestors"],
+  [/\/src\/((resources|schemas)\/webhooks\.ts|webhooks\/)/, "Webhooks"],
+  [/\/src\/(resources\/events|schemas\/events|schemas\/event-list)\.ts$/, "Events"],
+  [/\/src\/(poller|stores)\//, "Catch-up poller"],
+  [/\/src\/schemas\/(common|scopes)\.ts$/, "Common"],
+];
+
+function groupOf(file, reflection) {
+  // A schema constant whose type of the same name is its interface or union.
+  if (file.includes("/src/schemas/") && reflection.kindOf(ReflectionKind.Variable)) {
+    const name = reflection.name;
+    if (/^[A-Z][a-z]/.test(name) && !/^[A-Z0-9_]+$/.test(name)) return "Zod schemas";
+  }
+  return GROUPS.find(([pattern]) => pattern.test(file))?.[1];
+}
 
 /** Calls `fn` on each type directly inside `type`, replacing it with the result. */
 function walkType(type, fn) {
