@@ -81,11 +81,18 @@ for (const extra of [
   REQUESTS.add(extra);
 }
 
+/** Deprecated names of a schema: generated as aliases of the current name. */
+const DEPRECATED = new Set(["Event"]);
+
 function entries(): Entry[] {
   const out: Entry[] = [];
   const seen = new Map<z.ZodType, string>();
   for (const [module, exports] of Object.entries(MODULES)) {
-    for (const [name, value] of Object.entries(exports)) {
+    // Current names first, so that a deprecated one becomes the alias.
+    const names = Object.entries(exports).sort(
+      ([a], [b]) => Number(DEPRECATED.has(a)) - Number(DEPRECATED.has(b)),
+    );
+    for (const [name, value] of names) {
       if (!(value instanceof z.ZodType) || !isPublicShape(value)) continue;
       const io = REQUESTS.has(value) ? "input" : "output";
       const first = seen.get(value);

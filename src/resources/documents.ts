@@ -29,9 +29,21 @@ export class Documents extends APIResource {
     return this.core.call(documents.update, { params: { document_id: documentId }, body }, options);
   }
 
-  /** A presigned address for the bytes, valid for `expires_in` seconds (3600); fetch it without the API key. */
-  download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+  /**
+   * A presigned address for the bytes (`download_url`), valid for
+   * `expires_in` seconds (3600); fetch it without the API key. For the bytes
+   * themselves, {@link Documents.content}.
+   */
+  downloadUrl(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
     return this.core.call(documents.download, { params: { document_id: documentId } }, options);
+  }
+
+  /**
+   * @deprecated Use {@link Documents.downloadUrl}, the same call under a name
+   * that says it gives an address (and {@link Documents.content} for the bytes).
+   */
+  download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+    return this.downloadUrl(documentId, options);
   }
 
   /**
@@ -45,7 +57,7 @@ export class Documents extends APIResource {
   content(documentId: string, options?: RequestOptions): Promise<Response> {
     return fetchContent(
       this.core,
-      () => this.download(documentId, options),
+      () => this.downloadUrl(documentId, options),
       describeOperation(documents.download),
       options,
     );

@@ -294,19 +294,33 @@ export const WebhookDisabledLogEntry = z.object({
 });
 export interface WebhookDisabledLogEntry extends Wire.WebhookDisabledLogEntry {}
 
-/** An event log entry (GET /v2/events, GET /v2/events/{id}), discriminated on `type`. */
-export const Event = z.discriminatedUnion("type", [
+/**
+ * An event log entry (GET /v2/events, GET /v2/events/{id}) of a type this SDK
+ * knows, discriminated on `type`. (A webhook delivery's body is a
+ * {@link WebhookEvent}; a listing may also hold an {@link UnknownEvent}.)
+ */
+export const LogEvent = z.discriminatedUnion("type", [
   RetrievalRequestStatusChangedLogEntry,
   RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableLogEntry,
   WebhookTestLogEntry,
   WebhookDisabledLogEntry,
 ]);
-export type Event =
+export type LogEvent =
   | RetrievalRequestStatusChangedLogEntry
   | RetrievalRequestActionRequiredLogEntry
   | RetrievalRequestDocumentsAvailableLogEntry
   | WebhookTestLogEntry
   | WebhookDisabledLogEntry;
 /** The `type` of a known event log entry; {@link EVENT_LOG_TYPES} lists them. */
-export type EventType = Event["type"];
+export type LogEventType = LogEvent["type"];
+
+/**
+ * @deprecated Use {@link LogEvent}: `Event` shadows the DOM's global `Event`
+ * wherever it is imported. The same schema; removed in a later minor version.
+ */
+export const Event = LogEvent;
+/** @deprecated Use {@link LogEvent}, the same type. */
+export type Event = LogEvent;
+/** @deprecated Use {@link LogEventType}, the same type. */
+export type EventType = LogEventType;

@@ -100,6 +100,7 @@ export type WireChecks = [
   Assert<
     Request<W.ListParams, z.input<typeof Common.ListParams>, z.output<typeof Common.ListParams>>
   >,
+  Assert<Holds<W.LogEvent, z.output<typeof Events.LogEvent>>>,
   Assert<Holds<W.PendingActionRequest, z.output<typeof RetrievalRequests.PendingActionRequest>>>,
   Assert<Holds<W.Requestor, z.output<typeof Requestors.Requestor>>>,
   Assert<

@@ -2,8 +2,8 @@
 // Each property's comment is its schema's description. The public types
 // (src/schemas/*.ts) extend these; src/types/wire-checks.ts holds them to the schemas.
 
-export type AnyEvent = Event | UnknownEvent;
-export type Event =
+export type AnyEvent = LogEvent | UnknownEvent;
+export type LogEvent =
   | RetrievalRequestStatusChangedLogEntry
   | RetrievalRequestActionRequiredLogEntry
   | RetrievalRequestDocumentsAvailableLogEntry
@@ -1423,6 +1423,8 @@ export interface WebhookTestResult {
   sent_at: string;
 }
 
+/** The same shape as {@link LogEvent}. */
+export type Event = LogEvent;
 /** The same shape as {@link ListParams}. */
 export type RequestorListParams = ListParams;
 /** The same shape as {@link ListParams}. */
