@@ -1,19 +1,23 @@
 // Writes src/types/wire.ts: one TypeScript interface per request and response
-// schema of src/schemas, each property carrying the schema's description
-// (`.meta({ description })`) as its doc comment, so that an editor shows it on
-// hover. The zod schemas stay the one source: the interfaces come from their
-// JSON Schema (z.toJSONSchema, with the OpenAPI document's overrides) through
-// json-schema-to-typescript, and src/types/wire-checks.ts, written beside
-// them, has the compiler hold each interface and its schema to each other.
+// schema of src/schemas, each property carrying the doc comment written on
+// that property of the zod schema, so that an editor shows it on hover. The
+// zod schemas stay the one source: the interfaces come from their JSON Schema
+// (z.toJSONSchema, with the OpenAPI document's overrides) through
+// json-schema-to-typescript, each property's description read from the
+// schema's source by the TypeScript compiler (a comment costs the bundle
+// nothing, where `.meta({ description })` would ship every text to every
+// client); src/types/wire-checks.ts, written beside them, has the compiler
+// hold each interface and its schema to each other.
 //
-//   node scripts/generate-types.ts           write both files
-//   node scripts/generate-types.ts --check   exit 1 when either is stale
+//   node --import ./scripts/ts-resolve.mjs scripts/generate-types.ts           write both files
+//   node --import ./scripts/ts-resolve.mjs scripts/generate-types.ts --check   exit 1 when stale
 //
-// test/types/generated.test.ts runs the check.
+// (`npm run types`.) test/types/generated.test.ts runs the check.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { compile, type JSONSchema } from "json-schema-to-typescript";
+import ts from "typescript";
 import * as z from "zod";
 import { OPERATIONS } from "../src/contract/index.js";
 import { override, unrepresentable } from "../src/openapi/document.js";
@@ -140,15 +144,76 @@ function forTypes(node: unknown): unknown {
         ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, forTypes(v)]))
         : forTypes(value);
   }
-  // json-schema-to-typescript writes no `@default` of its own.
-  if ("default" in out && typeof out.description === "string") {
-    out.description = `${out.description}\n\n@default ${JSON.stringify(out.default)}`;
-  }
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     const { $ref, ...rest } = out;
     return { ...rest, allOf: [{ $ref }] };
   }
   return out;
+}
+
+// ------------------------------------------------------------- descriptions
+
+const program = (() => {
+  const config = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  const files = Object.keys(MODULES).map(
+    (m) => `${ROOT}src/schemas/${m.slice("../schemas/".length, -3)}.ts`,
+  );
+  return ts.createProgram(files, options);
+})();
+const checker = program.getTypeChecker();
+
+/** The type of an exported schema constant, as the compiler sees it. */
+function schemaType(module: string, name: string): ts.Type {
+  const file = program.getSourceFile(
+    `${ROOT}src/schemas/${module.slice("../schemas/".length, -3)}.ts`,
+  );
+  const moduleSymbol = file && checker.getSymbolAtLocation(file);
+  const symbol =
+    moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === name);
+  if (!symbol) throw new Error(`generate-types: ${module} exports no ${name}`);
+  return checker.getTypeOfSymbol(symbol);
+}
+
+/** A zod object's `shape` type, through `.optional()` and `.nullable()` (their `unwrap()`). */
+function shapeOf(type: ts.Type): ts.Type | undefined {
+  for (let t: ts.Type | undefined = type, depth = 0; t && depth < 4; depth++) {
+    const shape = checker.getPropertyOfType(t, "shape");
+    if (shape) return checker.getTypeOfSymbol(shape);
+    const unwrap = checker.getPropertyOfType(t, "unwrap");
+    const signature = unwrap && checker.getTypeOfSymbol(unwrap).getCallSignatures()[0];
+    t = signature?.getReturnType();
+  }
+  return undefined;
+}
+
+/**
+ * Puts on each property of `json` the doc comment of the schema property it
+ * comes from (`@default` included), and the same for nested inline objects.
+ */
+function describe(json: Record<string, unknown>, type: ts.Type, where: string): void {
+  const properties = json.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties) {
+    for (const branch of (json.anyOf ?? []) as Record<string, unknown>[])
+      describe(branch, type, where);
+    return;
+  }
+  const shape = shapeOf(type);
+  if (!shape) throw new Error(`generate-types: ${where} has properties but no zod shape`);
+  for (const [key, property] of Object.entries(properties)) {
+    const symbol = checker.getPropertyOfType(shape, key);
+    if (!symbol) throw new Error(`generate-types: ${where}.${key} is not in the schema's shape`);
+    const text = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+    const fallback = `${where}.${key}`;
+    const defaults = symbol
+      .getJsDocTags(checker)
+      .filter((tag) => tag.name === "default")
+      .map((tag) => `\n\n@default ${ts.displayPartsToString(tag.text).trim()}`);
+    // No comment: no description, so that the hover test names the field.
+    if (text !== "") property.description = `${text}${defaults.join("")}`;
+    else if (defaults.length > 0) throw new Error(`generate-types: ${fallback} has only @default`);
+    describe(property, checker.getTypeOfSymbol(symbol), fallback);
+  }
 }
 
 function convert(list: Entry[], io: "input" | "output"): Record<string, JSONSchema> {
@@ -174,10 +239,12 @@ function convert(list: Entry[], io: "input" | "output"): Record<string, JSONSche
     },
   });
   return Object.fromEntries(
-    Object.entries(schemas).map(([id, schema]) => [
-      id,
-      { ...(forTypes(schema) as object), title: id } as JSONSchema,
-    ]),
+    Object.entries(schemas).map(([id, schema]) => {
+      const entry = list.find((e) => e.name === id);
+      if (!entry) throw new Error(`generate-types: ${id} is not a registered schema`);
+      describe(schema as Record<string, unknown>, schemaType(entry.module, id), id);
+      return [id, { ...(forTypes(schema) as object), title: id } as JSONSchema];
+    }),
   );
 }
 

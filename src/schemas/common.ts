@@ -73,14 +73,13 @@ export function isPastDate(date: string, nowMs: number): boolean {
 
 /** Error body of every failed API call. */
 export const ErrorBody = z.object({
-  error: z
-    .object({
-      code: z.string().meta({
-        description: "Machine-readable, e.g. `validation_error`: branch on this, not on `message`.",
-      }),
-      message: z.string().meta({ description: "Human-readable explanation." }),
-    })
-    .meta({ description: "What went wrong." }),
+  /** What went wrong. */
+  error: z.object({
+    /** Machine-readable, e.g. `validation_error`: branch on this, not on `message`. */
+    code: z.string(),
+    /** Human-readable explanation. */
+    message: z.string(),
+  }),
 });
 export interface ErrorBody extends Wire.ErrorBody {}
 
@@ -93,13 +92,10 @@ export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
-  limit: PageLimit.optional().meta({
-    description: "Items per page, 1 to 100.",
-    default: DEFAULT_PAGE_LIMIT,
-  }),
-  cursor: z.string().min(1).optional().meta({
-    description: "Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing.",
-  }),
+  /** Items per page, 1 to 100. @default 25 */
+  limit: PageLimit.optional(),
+  /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
+  cursor: z.string().min(1).optional(),
 });
 export interface ListParams extends Wire.ListParams {}
 
@@ -109,13 +105,12 @@ const PageLink = z.string().meta({ format: "uri" });
 /** The list envelope: absolute `next`/`previous` links, or null at the ends. */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.strictObject({
-    results: z.array(item).meta({ description: "This page's items." }),
-    next: PageLink.nullable().meta({
-      description: "Absolute address of the next page; null on the last.",
-    }),
-    previous: PageLink.nullable().meta({
-      description: "Absolute address of the previous page; null on the first.",
-    }),
+    /** This page's items. */
+    results: z.array(item),
+    /** Absolute address of the next page; null on the last. */
+    next: PageLink.nullable(),
+    /** Absolute address of the previous page; null on the first. */
+    previous: PageLink.nullable(),
   });
 }
 /** A page of a list endpoint as the service sends it; the client wraps it in a `Page`. */

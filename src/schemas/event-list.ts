@@ -30,13 +30,10 @@ const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
  * is malformed fails validation instead of passing as unknown.
  */
 export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: true }).extend({
-  type: z
-    .string()
-    .refine((type) => !knownTypes.has(type), "Known event type with invalid data")
-    .meta({ description: "A type not in `EVENT_LOG_TYPES`." }),
-  data: z
-    .record(z.string(), z.unknown())
-    .meta({ description: "Unparsed: its shape is the new type's." }),
+  /** A type not in {@link EVENT_LOG_TYPES}. */
+  type: z.string().refine((type) => !knownTypes.has(type), "Known event type with invalid data"),
+  /** Unparsed: its shape is the new type's. */
+  data: z.record(z.string(), z.unknown()),
 });
 export interface UnknownEvent extends Wire.UnknownEvent {}
 
@@ -84,18 +81,16 @@ const TypeFilter = z
  * later can be asked for without upgrading.
  */
 export const EventListParams = ListParams.extend({
-  type: TypeFilter.optional().meta({
-    description: 'Only these types, e.g. `["retrieval_request.action_required"]`: at most 20.',
-  }),
-  created_after: TimeBound.optional().meta({
-    description: "Only events created at or after this instant (inclusive).",
-  }),
-  created_before: TimeBound.optional().meta({
-    description: "Only events created strictly before this instant.",
-  }),
-  object_id: z.string().min(1).optional().meta({
-    description:
-      "Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a webhook id (`data.webhook_id`).",
-  }),
+  /** Only these types, e.g. `["retrieval_request.action_required"]`: at most 20. */
+  type: TypeFilter.optional(),
+  /** Only events created at or after this instant (inclusive). */
+  created_after: TimeBound.optional(),
+  /** Only events created strictly before this instant. */
+  created_before: TimeBound.optional(),
+  /**
+   * Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a
+   * webhook id (`data.webhook_id`).
+   */
+  object_id: z.string().min(1).optional(),
 });
 export interface EventListParams extends Wire.EventListParams {}

@@ -54,13 +54,12 @@ export type SubscribableEventType = z.infer<typeof SubscribableEventType>;
 
 /** Data common to every retrieval event. */
 export const RetrievalEventData = z.object({
-  retrieval_request_id: z
-    .string()
-    .meta({ description: "The retrieval request that changed: fetch it for the current state." }),
-  case_id: z.string().nullable().meta({ description: "Its case; null when it has none." }),
-  public_updated_at: IsoDateTime.meta({
-    description: "The version of the request's public state this event is about (Delivery rule 7).",
-  }),
+  /** The retrieval request that changed: fetch it for the current state. */
+  retrieval_request_id: z.string(),
+  /** Its case; null when it has none. */
+  case_id: z.string().nullable(),
+  /** The version of the request's public state this event is about (Delivery rule 7). */
+  public_updated_at: IsoDateTime,
 });
 export interface RetrievalEventData extends Wire.RetrievalEventData {}
 
@@ -70,53 +69,48 @@ export type RetrievalRequestStatusChangedData = RetrievalEventData;
 
 /** Data of `retrieval_request.action_required`: a client action request was opened or reopened. */
 export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
-  action_request_id: z.string().meta({
-    description: "The opened action request: `pending_action_request.id` of the retrieval request.",
-  }),
+  /** The opened action request: `pending_action_request.id` of the retrieval request. */
+  action_request_id: z.string(),
 });
 export interface RetrievalRequestActionRequiredData
   extends Wire.RetrievalRequestActionRequiredData {}
 
 /** Data of `retrieval_request.documents_available`: records were released or an invoice became downloadable. */
 export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend({
-  document_ids: z
-    .array(z.string())
-    .meta({ description: "Same ids as the retrieval request's document list." }),
-  invoice_ids: z
-    .array(z.string())
-    .optional()
-    .meta({ description: "Present on an invoice event; each id also appears in `document_ids`." }),
+  /** Same ids as the retrieval request's document list. */
+  document_ids: z.array(z.string()),
+  /** Present on an invoice event; each id also appears in `document_ids`. */
+  invoice_ids: z.array(z.string()).optional(),
 });
 export interface RetrievalRequestDocumentsAvailableData
   extends Wire.RetrievalRequestDocumentsAvailableData {}
 
 /** Data of `webhook.test`. */
 export const WebhookTestData = z.object({
-  webhook_id: z.string().meta({ description: "The webhook that was tested." }),
+  /** The webhook that was tested. */
+  webhook_id: z.string(),
 });
 export interface WebhookTestData extends Wire.WebhookTestData {}
 
 /** `webhook.disabled` (docs/spec-decisions.md, "Webhook delivery"): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
-  webhook_id: z.string().meta({ description: "The webhook the service disabled." }),
-  consecutive_failures: z
-    .number()
-    .int()
-    .nonnegative()
-    .meta({ description: "Events that had failed every attempt in a row: 5." }),
-  disabled_at: IsoDateTime.meta({
-    description: "ISO 8601 date-time; the webhook's `auto_disabled_at`.",
-  }),
+  /** The webhook the service disabled. */
+  webhook_id: z.string(),
+  /** Events that had failed every attempt in a row: 5. */
+  consecutive_failures: z.number().int().nonnegative(),
+  /** ISO 8601 date-time; the webhook's `auto_disabled_at`. */
+  disabled_at: IsoDateTime,
 });
 export interface WebhookDisabledData extends Wire.WebhookDisabledData {}
 
 /** The log entry of status_changed also carries the new public state (spec, Event). */
 export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChangedData.extend({
-  status: RetrievalStatus.meta({ description: "The request's status after the change." }),
-  stage: RetrievalStage.meta({ description: "The request's stage after the change." }),
-  action_required_reason: ActionRequiredReason.nullable().meta({
-    description: "Why the request waits on the firm, after the change; null when it does not.",
-  }),
+  /** The request's status after the change. */
+  status: RetrievalStatus,
+  /** The request's stage after the change. */
+  stage: RetrievalStage,
+  /** Why the request waits on the firm, after the change; null when it does not. */
+  action_required_reason: ActionRequiredReason.nullable(),
 });
 export interface RetrievalRequestStatusChangedLogData
   extends Wire.RetrievalRequestStatusChangedLogData {}
@@ -142,12 +136,10 @@ export const TestEventId = z.string().meta({ pattern: TEST_EVENT_ID_PATTERN.sour
 
 /** Fields of every delivery body (spec, Delivery rule 1). */
 const deliveryBase = {
-  id: z.string().meta({
-    description: "Unique event id, the deduplication key; equal on every retry of one event.",
-  }),
-  created_at: IsoDateTime.meta({
-    description: "When the triggering change was saved: ISO 8601 date-time.",
-  }),
+  /** Unique event id, the deduplication key; equal on every retry of one event. */
+  id: z.string(),
+  /** When the triggering change was saved: ISO 8601 date-time. */
+  created_at: IsoDateTime,
 };
 
 /**
@@ -157,16 +149,12 @@ const deliveryBase = {
  */
 export const RetrievalRequestStatusChangedEvent = z.object({
   ...deliveryBase,
-  id: RetrievalEventId.meta({
-    description:
-      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
-  }),
-  type: z
-    .literal("retrieval_request.status_changed")
-    .meta({ description: "Discriminates the union of events." }),
-  data: RetrievalRequestStatusChangedData.meta({
-    description: "Which request changed, and the version it changed to.",
-  }),
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
+  id: RetrievalEventId,
+  /** Discriminates the union of events. */
+  type: z.literal("retrieval_request.status_changed"),
+  /** Which request changed, and the version it changed to. */
+  data: RetrievalRequestStatusChangedData,
 });
 export interface RetrievalRequestStatusChangedEvent
   extends Wire.RetrievalRequestStatusChangedEvent {}
@@ -174,16 +162,12 @@ export interface RetrievalRequestStatusChangedEvent
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
   ...deliveryBase,
-  id: RetrievalEventId.meta({
-    description:
-      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
-  }),
-  type: z
-    .literal("retrieval_request.action_required")
-    .meta({ description: "Discriminates the union of events." }),
-  data: RetrievalRequestActionRequiredData.meta({
-    description: "Which request, and which action request was opened.",
-  }),
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
+  id: RetrievalEventId,
+  /** Discriminates the union of events. */
+  type: z.literal("retrieval_request.action_required"),
+  /** Which request, and which action request was opened. */
+  data: RetrievalRequestActionRequiredData,
 });
 export interface RetrievalRequestActionRequiredEvent
   extends Wire.RetrievalRequestActionRequiredEvent {}
@@ -191,16 +175,12 @@ export interface RetrievalRequestActionRequiredEvent
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
   ...deliveryBase,
-  id: RetrievalEventId.meta({
-    description:
-      "Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry.",
-  }),
-  type: z
-    .literal("retrieval_request.documents_available")
-    .meta({ description: "Discriminates the union of events." }),
-  data: RetrievalRequestDocumentsAvailableData.meta({
-    description: "Which request, and which of its documents became downloadable.",
-  }),
+  /** Unique event id, the deduplication key: `rr-` and 64 hex characters, equal on every retry. */
+  id: RetrievalEventId,
+  /** Discriminates the union of events. */
+  type: z.literal("retrieval_request.documents_available"),
+  /** Which request, and which of its documents became downloadable. */
+  data: RetrievalRequestDocumentsAvailableData,
 });
 export interface RetrievalRequestDocumentsAvailableEvent
   extends Wire.RetrievalRequestDocumentsAvailableEvent {}
@@ -208,13 +188,12 @@ export interface RetrievalRequestDocumentsAvailableEvent
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
   ...deliveryBase,
-  id: TestEventId.meta({
-    description: "Unique event id of a test delivery: `evt_test_` and a UUID.",
-  }),
-  type: z
-    .literal("webhook.test")
-    .meta({ description: "Discriminates the union of events; answer 2xx and do nothing else." }),
-  data: WebhookTestData.meta({ description: "Which webhook was tested." }),
+  /** Unique event id of a test delivery: `evt_test_` and a UUID. */
+  id: TestEventId,
+  /** Discriminates the union of events; answer 2xx and do nothing else. */
+  type: z.literal("webhook.test"),
+  /** Which webhook was tested. */
+  data: WebhookTestData,
 });
 export interface WebhookTestEvent extends Wire.WebhookTestEvent {}
 
@@ -242,24 +221,20 @@ export type WebhookEventType = WebhookEvent["type"];
  */
 const logBase = {
   ...deliveryBase,
-  object: z.literal("event").meta({ description: "Always `event`." }),
-  api_version: z
-    .string()
-    .meta({ const: EVENT_API_VERSION })
-    .meta({ description: "Version the event was rendered with: `v2`." }),
-  request_id: z
-    .string()
-    .nullable()
-    .meta({ description: "`X-Request-Id` of the API call that caused the event, when one did." }),
+  /** Always `event`. */
+  object: z.literal("event"),
+  /** Version the event was rendered with: `v2`. */
+  api_version: z.string().meta({ const: EVENT_API_VERSION }),
+  /** `X-Request-Id` of the API call that caused the event, when one did. */
+  request_id: z.string().nullable(),
 };
 
 /** The log entry of a `retrieval_request.status_changed` event; its data also carries the new state. */
 export const RetrievalRequestStatusChangedLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestStatusChangedEvent.shape,
-  data: RetrievalRequestStatusChangedLogData.meta({
-    description: "The delivered data plus `status`, `stage` and `action_required_reason`.",
-  }),
+  /** The delivered data plus `status`, `stage` and `action_required_reason`. */
+  data: RetrievalRequestStatusChangedLogData,
 });
 export interface RetrievalRequestStatusChangedLogEntry
   extends Wire.RetrievalRequestStatusChangedLogEntry {}
@@ -287,10 +262,10 @@ export interface WebhookTestLogEntry extends Wire.WebhookTestLogEntry {}
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
   ...logBase,
-  type: z
-    .literal("webhook.disabled")
-    .meta({ description: "Discriminates the union of log entries." }),
-  data: WebhookDisabledData.meta({ description: "Which webhook, and when." }),
+  /** Discriminates the union of log entries. */
+  type: z.literal("webhook.disabled"),
+  /** Which webhook, and when. */
+  data: WebhookDisabledData,
 });
 export interface WebhookDisabledLogEntry extends Wire.WebhookDisabledLogEntry {}
 

@@ -13,30 +13,29 @@ export const FACILITY_QUERY_MAX = 200;
 
 /** A provider that records are requested from: from the directory, or given inline. */
 export const Facility = z.strictObject({
-  id: z
-    .string()
-    .meta({ description: "Opaque identifier: the `facility_id` of a retrieval request." }),
-  name: z.string().meta({ description: "E.g. the hospital's or clinic's name." }),
-  address: z.string().meta({ description: "Postal address, as one string." }),
-  phone: z.string().nullable().meta({ description: "As written; null when unknown." }),
-  fax: z.string().nullable().meta({ description: "As written; null when unknown." }),
+  /** Opaque identifier: the `facility_id` of a retrieval request. */
+  id: z.string(),
+  /** E.g. the hospital's or clinic's name. */
+  name: z.string(),
+  /** Postal address, as one string. */
+  address: z.string(),
+  /** As written; null when unknown. */
+  phone: z.string().nullable(),
+  /** As written; null when unknown. */
+  fax: z.string().nullable(),
 });
 export interface Facility extends Wire.Facility {}
 
 /** A facility given inline in a retrieval request, when it is not in the directory. */
 export const FacilityCreate = z.strictObject({
-  name: z.string().min(1).max(FACILITY_NAME_MAX).meta({ description: "1 to 200 characters." }),
-  address: z
-    .string()
-    .min(1)
-    .max(FACILITY_ADDRESS_MAX)
-    .meta({ description: "Postal address, 1 to 500 characters." }),
-  phone: z
-    .string()
-    .max(FACILITY_PHONE_MAX)
-    .optional()
-    .meta({ description: "Up to 50 characters." }),
-  fax: z.string().max(FACILITY_PHONE_MAX).optional().meta({ description: "Up to 50 characters." }),
+  /** 1 to 200 characters. */
+  name: z.string().min(1).max(FACILITY_NAME_MAX),
+  /** Postal address, 1 to 500 characters. */
+  address: z.string().min(1).max(FACILITY_ADDRESS_MAX),
+  /** Up to 50 characters. */
+  phone: z.string().max(FACILITY_PHONE_MAX).optional(),
+  /** Up to 50 characters. */
+  fax: z.string().max(FACILITY_PHONE_MAX).optional(),
 });
 export interface FacilityCreate extends Wire.FacilityCreate {}
 
@@ -45,8 +44,7 @@ export interface FacilityCreate extends Wire.FacilityCreate {}
  * word must appear, case-insensitively, in the name or the address.
  */
 export const FacilitySearchParams = ListParams.extend({
-  query: z.string().trim().min(1).max(FACILITY_QUERY_MAX).meta({
-    description: 'Words to find, e.g. `"mercy springfield"`; 1 to 200 characters after trimming.',
-  }),
+  /** Words to find, e.g. `"mercy springfield"`; 1 to 200 characters after trimming. */
+  query: z.string().trim().min(1).max(FACILITY_QUERY_MAX),
 });
 export interface FacilitySearchParams extends Wire.FacilitySearchParams {}

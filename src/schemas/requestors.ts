@@ -13,21 +13,20 @@ export const REQUESTOR_PHONE_MAX = 50;
 
 /** A retrieval profile: who at the firm the provider deals with for a request. */
 export const Requestor = z.strictObject({
-  id: z
-    .string()
-    .meta({ description: "Opaque identifier: the `requestor_id` of a retrieval request." }),
-  name: z.string().meta({ description: "The person's name." }),
-  email: z
-    .string()
-    .meta({ format: "email" })
-    .meta({ description: "Where the provider writes to." }),
-  organization: z
-    .string()
-    .nullable()
-    .meta({ description: "The firm or department; null when not given." }),
-  phone: z.string().nullable().meta({ description: "As written; null when not given." }),
-  created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
-  updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
+  /** Opaque identifier: the `requestor_id` of a retrieval request. */
+  id: z.string(),
+  /** The person's name. */
+  name: z.string(),
+  /** Where the provider writes to. */
+  email: z.string().meta({ format: "email" }),
+  /** The firm or department; null when not given. */
+  organization: z.string().nullable(),
+  /** As written; null when not given. */
+  phone: z.string().nullable(),
+  /** ISO 8601 date-time. */
+  created_at: IsoDateTime,
+  /** ISO 8601 date-time; changes with every update. */
+  updated_at: IsoDateTime,
 });
 export interface Requestor extends Wire.Requestor {}
 
@@ -38,22 +37,27 @@ const phone = z.string().max(REQUESTOR_PHONE_MAX);
 
 /** Request body of requestor creation; also the inline `requestor` of a retrieval request. */
 export const RequestorCreate = z.strictObject({
-  name: name.meta({ description: "1 to 200 characters." }),
-  email: email.meta({ description: "An email address, up to 254 characters." }),
-  organization: organization.optional().meta({ description: "Up to 200 characters." }),
-  phone: phone.optional().meta({ description: "Up to 50 characters." }),
+  /** 1 to 200 characters. */
+  name,
+  /** An email address, up to 254 characters. */
+  email,
+  /** Up to 200 characters. */
+  organization: organization.optional(),
+  /** Up to 50 characters. */
+  phone: phone.optional(),
 });
 export interface RequestorCreate extends Wire.RequestorCreate {}
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
-  name: name.optional().meta({ description: "1 to 200 characters." }),
-  email: email.optional().meta({ description: "An email address, up to 254 characters." }),
-  organization: organization
-    .nullable()
-    .optional()
-    .meta({ description: "Up to 200 characters; null clears it." }),
-  phone: phone.nullable().optional().meta({ description: "Up to 50 characters; null clears it." }),
+  /** 1 to 200 characters. */
+  name: name.optional(),
+  /** An email address, up to 254 characters. */
+  email: email.optional(),
+  /** Up to 200 characters; null clears it. */
+  organization: organization.nullable().optional(),
+  /** Up to 50 characters; null clears it. */
+  phone: phone.nullable().optional(),
 });
 export interface RequestorUpdate extends Wire.RequestorUpdate {}
 

@@ -40,105 +40,89 @@ export const RETRIEVAL_DOCUMENT_KINDS = ["record", "invoice"] as const;
 
 /** The open client action request of a retrieval request. */
 export const PendingActionRequest = z.strictObject({
-  id: z.string().meta({ description: "Opaque identifier; a reopened request gets a new one." }),
-  message: z
-    .string()
-    .meta({ description: "What the provider asks of the firm, in the provider's words." }),
-  reason: ActionRequiredReason.meta({ description: "Why the request needs the firm." }),
-  requires_attachment: z
-    .boolean()
-    .meta({ description: "The answer must carry an attachment (spec, rule 5)." }),
-  requires_pdf: z.boolean().meta({
-    description: "The attachment must be a PDF, e.g. a signed HIPAA authorization (spec, rule 5).",
-  }),
-  opened_at: IsoDateTime.meta({
-    description: "When it was opened (or reopened): ISO 8601 date-time.",
-  }),
+  /** Opaque identifier; a reopened request gets a new one. */
+  id: z.string(),
+  /** What the provider asks of the firm, in the provider's words. */
+  message: z.string(),
+  /** Why the request needs the firm. */
+  reason: ActionRequiredReason,
+  /** The answer must carry an attachment (spec, rule 5). */
+  requires_attachment: z.boolean(),
+  /** The attachment must be a PDF, e.g. a signed HIPAA authorization (spec, rule 5). */
+  requires_pdf: z.boolean(),
+  /** When it was opened (or reopened): ISO 8601 date-time. */
+  opened_at: IsoDateTime,
 });
 export interface PendingActionRequest extends Wire.PendingActionRequest {}
 
 /** Money amounts in `currency` (decimal numbers), null until known. */
 export const RetrievalCosts = z.strictObject({
-  records_fee: z
-    .number()
-    .nonnegative()
-    .nullable()
-    .meta({ description: "The provider's fee for the records." }),
-  invoice_total: z
-    .number()
-    .nonnegative()
-    .nullable()
-    .meta({ description: "Sum of the provider invoices." }),
-  currency: z.string().meta({ description: "ISO 4217 code, e.g. `USD`." }),
+  /** The provider's fee for the records. */
+  records_fee: z.number().nonnegative().nullable(),
+  /** Sum of the provider invoices. */
+  invoice_total: z.number().nonnegative().nullable(),
+  /** ISO 4217 code, e.g. `USD`. */
+  currency: z.string(),
 });
 export interface RetrievalCosts extends Wire.RetrievalCosts {}
 
 /** A retrieved record or a provider invoice. An invoice may be listed before it is `ready`. */
 export const RetrievalDocument = z.strictObject({
-  id: z.string().meta({
-    description: "Opaque identifier, as in `document_ids` of a documents_available event.",
-  }),
-  kind: openEnum(RETRIEVAL_DOCUMENT_KINDS).meta({
-    description: "One of `RETRIEVAL_DOCUMENT_KINDS`, or a value the service added later.",
-  }),
-  file_name: z.string().meta({ description: "Name of the file." }),
-  file_type: z.string().meta({ description: "MIME type." }),
-  file_size: z.number().int().nonnegative().meta({ description: "Bytes." }),
-  ready: z.boolean().meta({
-    description:
-      "False while the file cannot be downloaded yet (an invoice before its documents_available).",
-  }),
-  created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
+  /** Opaque identifier, as in `document_ids` of a documents_available event. */
+  id: z.string(),
+  /** One of {@link RETRIEVAL_DOCUMENT_KINDS}, or a value the service added later. */
+  kind: openEnum(RETRIEVAL_DOCUMENT_KINDS),
+  /** Name of the file. */
+  file_name: z.string(),
+  /** MIME type. */
+  file_type: z.string(),
+  /** Bytes. */
+  file_size: z.number().int().nonnegative(),
+  /** False while the file cannot be downloaded yet (an invoice before its documents_available). */
+  ready: z.boolean(),
+  /** ISO 8601 date-time. */
+  created_at: IsoDateTime,
 });
 export interface RetrievalDocument extends Wire.RetrievalDocument {}
 
 /** A request to obtain records from a provider (docs/spec-decisions.md, "Retrieval requests and action responses"). */
 export const RetrievalRequest = z.strictObject({
-  id: z.string().meta({ description: "Opaque identifier." }),
-  case_id: z
-    .string()
-    .nullable()
-    .meta({ description: "The case it belongs to; null when it has none." }),
-  external_id: z
-    .string()
-    .nullable()
-    .meta({ description: "Your own identifier, when you gave one." }),
-  status: RetrievalStatus.meta({
-    description: "Where the request stands, e.g. `action_required`.",
-  }),
-  stage: RetrievalStage.meta({
-    description: "The finer step on the request's timeline, e.g. `request_sent`.",
-  }),
-  action_required_reason: ActionRequiredReason.nullable().meta({
-    description: "Set while the request waits on the firm; null otherwise.",
-  }),
-  pending_action_request: PendingActionRequest.nullable().meta({
-    description:
-      "The open client action request, answered with `respondToAction`; null when none is open.",
-  }),
-  public_updated_at: IsoDateTime.meta({
-    description:
-      "Version of the public state: compare it with a cached copy (spec, Delivery rule 7).",
-  }),
-  costs: RetrievalCosts.meta({ description: "Fees and invoice total, null until known." }),
-  documents: z
-    .array(RetrievalDocument)
-    .meta({ description: "Released records and provider invoices, oldest first." }),
-  facility: Facility.meta({ description: "The provider the records are requested from." }),
-  created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
-  updated_at: IsoDateTime.meta({
-    description:
-      "ISO 8601 date-time of the last change; to order versions, compare `public_updated_at`.",
-  }),
+  /** Opaque identifier. */
+  id: z.string(),
+  /** The case it belongs to; null when it has none. */
+  case_id: z.string().nullable(),
+  /** Your own identifier, when you gave one. */
+  external_id: z.string().nullable(),
+  /** Where the request stands, e.g. `action_required`. */
+  status: RetrievalStatus,
+  /** The finer step on the request's timeline, e.g. `request_sent`. */
+  stage: RetrievalStage,
+  /** Set while the request waits on the firm; null otherwise. */
+  action_required_reason: ActionRequiredReason.nullable(),
+  /** The open client action request, answered with `respondToAction`; null when none is open. */
+  pending_action_request: PendingActionRequest.nullable(),
+  /** Version of the public state: compare it with a cached copy (spec, Delivery rule 7). */
+  public_updated_at: IsoDateTime,
+  /** Fees and invoice total, null until known. */
+  costs: RetrievalCosts,
+  /** Released records and provider invoices, oldest first. */
+  documents: z.array(RetrievalDocument),
+  /** The provider the records are requested from. */
+  facility: Facility,
+  /** ISO 8601 date-time. */
+  created_at: IsoDateTime,
+  /** ISO 8601 date-time of the last change; to order versions, compare `public_updated_at`. */
+  updated_at: IsoDateTime,
 });
 export interface RetrievalRequest extends Wire.RetrievalRequest {}
 
 /** Response of GET /v2/retrieval-requests: the list envelope plus the poll's next `since`. */
 export const RetrievalRequestList = ListEnvelope(RetrievalRequest).extend({
-  next_public_updated_since: IsoDateTime.nullable().meta({
-    description:
-      "The greatest `public_updated_at` on this page, or the given `updated_since` when the page is empty (null when neither exists).",
-  }),
+  /**
+   * The greatest `public_updated_at` on this page, or the given `updated_since` when the page is
+   * empty (null when neither exists).
+   */
+  next_public_updated_since: IsoDateTime.nullable(),
 });
 export interface RetrievalRequestList extends Wire.RetrievalRequestList {}
 
@@ -168,49 +152,35 @@ const PAIRS: readonly (readonly [idKey: string, inlineKey: string])[] = [
 export function makeRetrievalRequestCreate(now: () => number = () => Date.now()) {
   return z
     .strictObject({
-      case_id: id.optional().meta({ description: "An existing case; or give `case`." }),
-      case: makeCaseCreate(now)
-        .optional()
-        .meta({ description: "A new case, created with the request (needs cases:write)." }),
-      facility_id: id.optional().meta({
-        description: "A facility of the directory (`mr.facilities.search()`); or give `facility`.",
-      }),
-      facility: FacilityCreate.optional().meta({
-        description: "A provider that is not in the directory.",
-      }),
-      requestor_id: id
-        .optional()
-        .meta({ description: "An existing retrieval profile; or give `requestor`." }),
-      requestor: RequestorCreate.optional().meta({
-        description: "A new retrieval profile, created with the request (needs requestors:write).",
-      }),
-      auth_form: uploadId.meta({ description: "upload_id of the signed authorization form." }),
-      attachments: z.array(uploadId).max(RETRIEVAL_ATTACHMENTS_MAX).optional().meta({
-        description: "upload_ids of further files for the provider, at most 20, none repeated.",
-      }),
+      /** An existing case; or give `case`. */
+      case_id: id.optional(),
+      /** A new case, created with the request (needs cases:write). */
+      case: makeCaseCreate(now).optional(),
+      /** A facility of the directory (`mr.facilities.search()`); or give `facility`. */
+      facility_id: id.optional(),
+      /** A provider that is not in the directory. */
+      facility: FacilityCreate.optional(),
+      /** An existing retrieval profile; or give `requestor`. */
+      requestor_id: id.optional(),
+      /** A new retrieval profile, created with the request (needs requestors:write). */
+      requestor: RequestorCreate.optional(),
+      /** upload_id of the signed authorization form. */
+      auth_form: uploadId,
+      /** upload_ids of further files for the provider, at most 20, none repeated. */
+      attachments: z.array(uploadId).max(RETRIEVAL_ATTACHMENTS_MAX).optional(),
+      /** What to retrieve, e.g. `medical_records`, `billing_records`, `imaging`. */
       record_types: z
         .array(z.string().min(1).max(RECORD_TYPE_MAX))
         .max(RECORD_TYPES_MAX)
-        .optional()
-        .meta({
-          description: "What to retrieve, e.g. `medical_records`, `billing_records`, `imaging`.",
-        }),
-      date_from: IsoDate.optional().meta({
-        description: "Start of the period of care to retrieve, `YYYY-MM-DD`.",
-      }),
-      date_to: IsoDate.optional().meta({
-        description: "End of the period, `YYYY-MM-DD`, not before `date_from`.",
-      }),
-      notes: z
-        .string()
-        .max(RETRIEVAL_NOTES_MAX)
-        .optional()
-        .meta({ description: "Instructions for the provider, up to 5000 characters." }),
-      external_id: z
-        .string()
-        .max(RETRIEVAL_EXTERNAL_ID_MAX)
-        .optional()
-        .meta({ description: "Your own identifier, up to 255 characters." }),
+        .optional(),
+      /** Start of the period of care to retrieve, `YYYY-MM-DD`. */
+      date_from: IsoDate.optional(),
+      /** End of the period, `YYYY-MM-DD`, not before `date_from`. */
+      date_to: IsoDate.optional(),
+      /** Instructions for the provider, up to 5000 characters. */
+      notes: z.string().max(RETRIEVAL_NOTES_MAX).optional(),
+      /** Your own identifier, up to 255 characters. */
+      external_id: z.string().max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
     })
     .superRefine((body, ctx) => {
       const fields = body as Record<string, unknown>;
@@ -253,18 +223,17 @@ export interface RetrievalRequestCreate extends Wire.RetrievalRequestCreate {}
 
 /** Query of GET /v2/retrieval-requests. */
 export const RetrievalRequestListParams = ListParams.extend({
-  case_id: id.optional().meta({ description: "Only the requests of this case." }),
-  status: z
-    .enum(RETRIEVAL_STATUSES)
-    .optional()
-    .meta({ description: "Only requests in this status, one of `RETRIEVAL_STATUSES`." }),
-  updated_since: dateQuery("date-time").optional().meta({
-    description:
-      "Only requests whose `public_updated_at` is after this instant, oldest change first (instead of newest created first). An ISO 8601 date-time or a `Date`.",
-  }),
-  external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional().meta({
-    description: "Only the requests whose `external_id` is exactly this (1 to 255 characters).",
-  }),
+  /** Only the requests of this case. */
+  case_id: id.optional(),
+  /** Only requests in this status, one of {@link RETRIEVAL_STATUSES}. */
+  status: z.enum(RETRIEVAL_STATUSES).optional(),
+  /**
+   * Only requests whose `public_updated_at` is after this instant, oldest change first (instead of
+   * newest created first). An ISO 8601 date-time or a `Date`.
+   */
+  updated_since: dateQuery("date-time").optional(),
+  /** Only the requests whose `external_id` is exactly this (1 to 255 characters). */
+  external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
 });
 export interface RetrievalRequestListParams extends Wire.RetrievalRequestListParams {}
 
@@ -284,10 +253,8 @@ export const ActionResponseMessage = z
 
 /** The one optional file of an answer: a case-level upload under the request's case. */
 export const ActionResponseAttachment = z.strictObject({
-  upload_id: uploadId.meta({
-    description:
-      "From case-level signing under the retrieval request's case, after the bytes were PUT.",
-  }),
+  /** From case-level signing under the retrieval request's case, after the bytes were PUT. */
+  upload_id: uploadId,
 });
 export interface ActionResponseAttachment extends Wire.ActionResponseAttachment {}
 
@@ -295,24 +262,22 @@ export interface ActionResponseAttachment extends Wire.ActionResponseAttachment 
 export const ActionResponse = z.strictObject({
   // Its description is the OpenAPI document's statement of the trimming rule (src/openapi/document.ts).
   message: ActionResponseMessage,
-  requester_email: z.email().optional().meta({
-    description:
-      "Who at the firm answered; recorded as the responder. Defaults to the API key's identity.",
-  }),
-  attachment: ActionResponseAttachment.optional().meta({
-    description:
-      "Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`.",
-  }),
+  /** Who at the firm answered; recorded as the responder. Defaults to the API key's identity. */
+  requester_email: z.email().optional(),
+  /** Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`. */
+  attachment: ActionResponseAttachment.optional(),
 });
 export interface ActionResponse extends Wire.ActionResponse {}
 
 /** Response of the action-response operation. */
 export const ActionRequestAnswer = z.strictObject({
-  id: z
-    .string()
-    .meta({ description: "The answered action request: the former `pending_action_request.id`." }),
-  retrieval_request_id: z.string().meta({ description: "The retrieval request it belonged to." }),
-  status: openEnum(["responded"]).meta({ description: "`responded`." }),
-  responded_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
+  /** The answered action request: the former `pending_action_request.id`. */
+  id: z.string(),
+  /** The retrieval request it belonged to. */
+  retrieval_request_id: z.string(),
+  /** `responded`. */
+  status: openEnum(["responded"]),
+  /** ISO 8601 date-time. */
+  responded_at: IsoDateTime,
 });
 export interface ActionRequestAnswer extends Wire.ActionRequestAnswer {}

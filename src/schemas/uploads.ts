@@ -7,10 +7,10 @@ import { IsoDateTime, MimeType } from "./common.js";
  * both fields are still required and non-empty, and file_type must be a MIME type.
  */
 export const SignUploadRequest = z.strictObject({
-  file_name: z.string().min(1).meta({ description: "Name the document will carry." }),
-  file_type: MimeType.meta({
-    description: "MIME type, e.g. `application/pdf`: the PUT must send the same `Content-Type`.",
-  }),
+  /** Name the document will carry. */
+  file_name: z.string().min(1),
+  /** MIME type, e.g. `application/pdf`: the PUT must send the same `Content-Type`. */
+  file_type: MimeType,
 });
 export interface SignUploadRequest extends Wire.SignUploadRequest {}
 
@@ -21,28 +21,21 @@ export const RETRIEVAL_UPLOAD_FILE_TYPE_MAX = 200;
 
 /** Retrieval-level signing request: file_name 1 to 500, file_type 1 to 200. */
 export const RetrievalSignUploadRequest = z.strictObject({
-  file_name: z
-    .string()
-    .min(1)
-    .max(RETRIEVAL_UPLOAD_FILE_NAME_MAX)
-    .meta({ description: "Name of the file, 1 to 500 characters." }),
-  file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX).meta({
-    description: "MIME type, up to 200 characters: the PUT must send the same `Content-Type`.",
-  }),
+  /** Name of the file, 1 to 500 characters. */
+  file_name: z.string().min(1).max(RETRIEVAL_UPLOAD_FILE_NAME_MAX),
+  /** MIME type, up to 200 characters: the PUT must send the same `Content-Type`. */
+  file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX),
 });
 export interface RetrievalSignUploadRequest extends Wire.RetrievalSignUploadRequest {}
 
 /** Where to PUT the bytes of a file, and the id that attaches them afterwards. */
 export const SignUploadResponse = z.strictObject({
-  upload_id: z
-    .uuid()
-    .meta({ description: "A UUID, usable once within an hour of signing (`expires_at`)." }),
-  upload_url: z.url().meta({
-    description: "Presigned PUT address: send the bytes within 15 minutes, without the API key.",
-  }),
-  expires_at: IsoDateTime.meta({
-    description: "When `upload_id` expires: one hour after signing.",
-  }),
+  /** A UUID, usable once within an hour of signing (`expires_at`). */
+  upload_id: z.uuid(),
+  /** Presigned PUT address: send the bytes within 15 minutes, without the API key. */
+  upload_url: z.url(),
+  /** When `upload_id` expires: one hour after signing. */
+  expires_at: IsoDateTime,
 });
 export interface SignUploadResponse extends Wire.SignUploadResponse {}
 

@@ -53,57 +53,49 @@ const urlOut = z.string().meta({ format: "uri" });
 
 /** Most recent unsuccessful delivery attempt of a webhook; test events excluded. */
 export const WebhookLastFailure = z.strictObject({
-  at: IsoDateTime.meta({ description: "When the attempt was made: ISO 8601 date-time." }),
-  status_code: z
-    .number()
-    .int()
-    .nullable()
-    .meta({ description: "Null when no response was received (timeout, connection error)." }),
-  error: z
-    .string()
-    .nullable()
-    .meta({ description: "Why it failed, e.g. a timeout or the status the endpoint answered." }),
-  event_type: z.string().meta({ description: "The `type` of the event the attempt carried." }),
+  /** When the attempt was made: ISO 8601 date-time. */
+  at: IsoDateTime,
+  /** Null when no response was received (timeout, connection error). */
+  status_code: z.number().int().nullable(),
+  /** Why it failed, e.g. a timeout or the status the endpoint answered. */
+  error: z.string().nullable(),
+  /** The `type` of the event the attempt carried. */
+  event_type: z.string(),
 });
 export interface WebhookLastFailure extends Wire.WebhookLastFailure {}
 
 /** A webhook as read or listed: every field is always present. */
 export const Webhook = z.strictObject({
-  id: z.string().meta({ description: "Opaque identifier." }),
-  name: z.string().meta({ description: "Unique within the organization." }),
-  url: urlOut.meta({ description: "Where deliveries are POSTed: a public http or https address." }),
-  events: z
-    .array(openEnum(WEBHOOK_EVENT_TYPES))
-    .meta({ description: "The subscribed types, from `WEBHOOK_EVENT_TYPES`." }),
-  description: z.string().nullable().meta({ description: "Free text; null when not given." }),
-  is_enabled: z.boolean().meta({
-    description:
-      "False after an update disabled it, or after the service did (`auto_disabled_at`).",
-  }),
-  consecutive_failures: z
-    .number()
-    .int()
-    .nonnegative()
-    .meta({ description: "Consecutive events that failed after all delivery attempts." }),
-  last_failure_at: IsoDateTime.nullable().meta({
-    description: "When an event last failed all its attempts; null if none has.",
-  }),
-  last_success_at: IsoDateTime.nullable().meta({
-    description: "When a delivery last succeeded; null if none has.",
-  }),
-  auto_disabled_at: IsoDateTime.nullable().meta({
-    description: "Set when the service disabled the webhook; cleared when it is enabled again.",
-  }),
-  last_failure: WebhookLastFailure.nullable().meta({
-    description: "The most recent failed attempt, test deliveries excluded; null if none.",
-  }),
-  secret_hint: z
-    .string()
-    .regex(/^\.{3}.{4}$/, "Expected three dots and 4 characters")
-    .meta({ description: "The secret's last 4 characters after three dots, e.g. `...x7Qa`." }),
-  created_by: z.string().meta({ description: "The user or API key that created it." }),
-  created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
-  updated_at: IsoDateTime.meta({ description: "ISO 8601 date-time; changes with every update." }),
+  /** Opaque identifier. */
+  id: z.string(),
+  /** Unique within the organization. */
+  name: z.string(),
+  /** Where deliveries are POSTed: a public http or https address. */
+  url: urlOut,
+  /** The subscribed types, from {@link WEBHOOK_EVENT_TYPES}. */
+  events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
+  /** Free text; null when not given. */
+  description: z.string().nullable(),
+  /** False after an update disabled it, or after the service did (`auto_disabled_at`). */
+  is_enabled: z.boolean(),
+  /** Consecutive events that failed after all delivery attempts. */
+  consecutive_failures: z.number().int().nonnegative(),
+  /** When an event last failed all its attempts; null if none has. */
+  last_failure_at: IsoDateTime.nullable(),
+  /** When a delivery last succeeded; null if none has. */
+  last_success_at: IsoDateTime.nullable(),
+  /** Set when the service disabled the webhook; cleared when it is enabled again. */
+  auto_disabled_at: IsoDateTime.nullable(),
+  /** The most recent failed attempt, test deliveries excluded; null if none. */
+  last_failure: WebhookLastFailure.nullable(),
+  /** The secret's last 4 characters after three dots, e.g. `...x7Qa`. */
+  secret_hint: z.string().regex(/^\.{3}.{4}$/, "Expected three dots and 4 characters"),
+  /** The user or API key that created it. */
+  created_by: z.string(),
+  /** ISO 8601 date-time. */
+  created_at: IsoDateTime,
+  /** ISO 8601 date-time; changes with every update. */
+  updated_at: IsoDateTime,
 });
 export interface Webhook extends Wire.Webhook {}
 
@@ -117,39 +109,44 @@ export type WebhookList = Webhook[];
  */
 export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
-    name: name.meta({
-      description: "1 to 100 characters, unique within the organization (409 conflict otherwise).",
-    }),
-    url: url.meta({
-      description:
-        "A public http or https address: an absolute ASCII URI (RFC 3986, so spaces and non-ASCII characters percent-encoded, an international host in its `xn--` form) without credentials, up to 2048 characters.",
-    }),
-    events: events.meta({ description: "At least one; duplicates are stored once." }),
-    description: description.optional().meta({ description: "Up to 500 characters." }),
+    /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
+    name,
+    /**
+     * A public http or https address: an absolute ASCII URI (RFC 3986, so spaces and non-ASCII
+     * characters percent-encoded, an international host in its `xn--` form) without credentials, up
+     * to 2048 characters.
+     */
+    url,
+    /** At least one; duplicates are stored once. */
+    events,
+    /** Up to 500 characters. */
+    description: description.optional(),
   }),
 );
 export interface WebhookCreate extends Wire.WebhookCreate {}
 
 /** Response of creation: the only place the secret is ever shown. */
 export const WebhookCreateResponse = z.strictObject({
-  id: z.string().meta({ description: "Opaque identifier." }),
-  name: z.string().meta({ description: "As given." }),
-  url: urlOut.meta({ description: "As given." }),
-  description: z.string().nullable().meta({ description: "As given; null when not given." }),
-  events: z
-    .array(openEnum(WEBHOOK_EVENT_TYPES))
-    .meta({ description: "The subscribed types, each once." }),
-  secret: z
-    .string()
-    .regex(/^whsec_\S+$/, "Expected whsec_<secret>")
-    .meta({
-      description:
-        "`whsec_...`: the HMAC key of every delivery; store it now, it cannot be read again.",
-    }),
-  is_enabled: z.boolean().meta({ description: "True: a new webhook is enabled." }),
-  auto_disabled_at: z.null().meta({ description: "Always null on creation." }),
-  last_failure: z.null().meta({ description: "Always null on creation." }),
-  created_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
+  /** Opaque identifier. */
+  id: z.string(),
+  /** As given. */
+  name: z.string(),
+  /** As given. */
+  url: urlOut,
+  /** As given; null when not given. */
+  description: z.string().nullable(),
+  /** The subscribed types, each once. */
+  events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
+  /** `whsec_...`: the HMAC key of every delivery; store it now, it cannot be read again. */
+  secret: z.string().regex(/^whsec_\S+$/, "Expected whsec_<secret>"),
+  /** True: a new webhook is enabled. */
+  is_enabled: z.boolean(),
+  /** Always null on creation. */
+  auto_disabled_at: z.null(),
+  /** Always null on creation. */
+  last_failure: z.null(),
+  /** ISO 8601 date-time. */
+  created_at: IsoDateTime,
 });
 export interface WebhookCreateResponse extends Wire.WebhookCreateResponse {}
 
@@ -161,23 +158,19 @@ export interface WebhookCreateResponse extends Wire.WebhookCreateResponse {}
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
     .strictObject({
-      name: name
-        .optional()
-        .meta({ description: "1 to 100 characters, unique within the organization." }),
-      url: url.optional().meta({
-        description:
-          "As in `WebhookCreate`: an absolute ASCII http or https URI without credentials.",
-      }),
-      events: events
-        .optional()
-        .meta({ description: "Replaces the subscribed types; at least one." }),
-      description: description
-        .optional()
-        .meta({ description: "Up to 500 characters; null clears it." }),
-      is_enabled: z.boolean().optional().meta({
-        description:
-          "False stops deliveries; true resumes them, resetting the failure count when it was disabled.",
-      }),
+      /** 1 to 100 characters, unique within the organization. */
+      name: name.optional(),
+      /** As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials. */
+      url: url.optional(),
+      /** Replaces the subscribed types; at least one. */
+      events: events.optional(),
+      /** Up to 500 characters; null clears it. */
+      description: description.optional(),
+      /**
+       * False stops deliveries; true resumes them, resetting the failure count when it was
+       * disabled.
+       */
+      is_enabled: z.boolean().optional(),
     })
     .refine(
       (body) => Object.values(body).some((value) => value !== undefined),
@@ -188,69 +181,49 @@ export interface WebhookUpdate extends Wire.WebhookUpdate {}
 
 /** Result of the test operation: HTTP 200 even when the delivery failed. */
 export const WebhookTestResult = z.strictObject({
-  success: z
-    .boolean()
-    .meta({ description: "True when the endpoint answered 2xx within 5 seconds." }),
-  status_code: z
-    .number()
-    .int()
-    .nullable()
-    .meta({ description: "The endpoint's status; null when no response was received." }),
-  duration_ms: z
-    .number()
-    .int()
-    .nonnegative()
-    .meta({ description: "Milliseconds until the answer, or until the attempt gave up." }),
-  error: z.string().nullable().meta({
-    description: "Why it failed; null on success. The endpoint's body is never returned.",
-  }),
-  event_id: TestEventId.meta({ description: "`evt_test_<uuid>`." }),
-  sent_at: IsoDateTime.meta({ description: "ISO 8601 date-time." }),
+  /** True when the endpoint answered 2xx within 5 seconds. */
+  success: z.boolean(),
+  /** The endpoint's status; null when no response was received. */
+  status_code: z.number().int().nullable(),
+  /** Milliseconds until the answer, or until the attempt gave up. */
+  duration_ms: z.number().int().nonnegative(),
+  /** Why it failed; null on success. The endpoint's body is never returned. */
+  error: z.string().nullable(),
+  /** `evt_test_<uuid>`. */
+  event_id: TestEventId,
+  /** ISO 8601 date-time. */
+  sent_at: IsoDateTime,
 });
 export interface WebhookTestResult extends Wire.WebhookTestResult {}
 
 /** One delivery attempt to one webhook (the spec leaves the record's fields open). */
 export const WebhookDelivery = z.strictObject({
-  id: z.string().meta({ description: "Opaque identifier: what `redeliver` takes." }),
-  webhook_id: z.string().meta({ description: "The webhook it was sent to." }),
-  event_id: z
-    .string()
-    .meta({ description: "The body id: equal on every attempt and redelivery of one event." }),
-  event_type: z.string().meta({ description: "The `type` of the event." }),
-  attempt: z
-    .number()
-    .int()
-    .positive()
-    .meta({ description: "1 to 5 within an event's attempts; 1 for a test or a redelivery." }),
-  status_code: z
-    .number()
-    .int()
-    .nullable()
-    .meta({ description: "Null when no response was received." }),
-  error: z
-    .string()
-    .nullable()
-    .meta({ description: "Why it failed, e.g. a timeout or a redirect; null on success." }),
-  success: z
-    .boolean()
-    .meta({ description: "True when the endpoint answered 2xx within 5 seconds." }),
-  duration_ms: z
-    .number()
-    .int()
-    .nonnegative()
-    .meta({ description: "Milliseconds until the answer, or until the attempt gave up." }),
-  created_at: IsoDateTime.meta({
-    description: "When the attempt was sent (its timestamp header).",
-  }),
-  next_attempt_at: IsoDateTime.nullable().meta({
-    description:
-      "When the next attempt of this event is due, when this one failed and one is left.",
-  }),
-  is_test: z.boolean().meta({
-    description:
-      "Sent by the test operation; never retried, and not counted in the webhook's health.",
-  }),
-  is_redelivery: z.boolean().meta({ description: "Sent by `redeliver`." }),
+  /** Opaque identifier: what `redeliver` takes. */
+  id: z.string(),
+  /** The webhook it was sent to. */
+  webhook_id: z.string(),
+  /** The body id: equal on every attempt and redelivery of one event. */
+  event_id: z.string(),
+  /** The `type` of the event. */
+  event_type: z.string(),
+  /** 1 to 5 within an event's attempts; 1 for a test or a redelivery. */
+  attempt: z.number().int().positive(),
+  /** Null when no response was received. */
+  status_code: z.number().int().nullable(),
+  /** Why it failed, e.g. a timeout or a redirect; null on success. */
+  error: z.string().nullable(),
+  /** True when the endpoint answered 2xx within 5 seconds. */
+  success: z.boolean(),
+  /** Milliseconds until the answer, or until the attempt gave up. */
+  duration_ms: z.number().int().nonnegative(),
+  /** When the attempt was sent (its timestamp header). */
+  created_at: IsoDateTime,
+  /** When the next attempt of this event is due, when this one failed and one is left. */
+  next_attempt_at: IsoDateTime.nullable(),
+  /** Sent by the test operation; never retried, and not counted in the webhook's health. */
+  is_test: z.boolean(),
+  /** Sent by `redeliver`. */
+  is_redelivery: z.boolean(),
 });
 export interface WebhookDelivery extends Wire.WebhookDelivery {}
 

@@ -127,7 +127,7 @@ export interface CaseUpdate {
    */
   client_email?: string | null;
   /**
-   * Any of `CASE_STATUSES`, `archived` included.
+   * Any of {@link CASE_STATUSES}, `archived` included.
    */
   status?: "active" | "pending" | "closed" | "archived";
   /**
@@ -199,7 +199,8 @@ export interface EventListParams {
    */
   created_before?: string | Date;
   /**
-   * Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a webhook id (`data.webhook_id`).
+   * Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a
+   * webhook id (`data.webhook_id`).
    */
   object_id?: string;
 }
@@ -355,11 +356,12 @@ export interface RetrievalRequestListParams {
    */
   case_id?: string;
   /**
-   * Only requests in this status, one of `RETRIEVAL_STATUSES`.
+   * Only requests in this status, one of {@link RETRIEVAL_STATUSES}.
    */
   status?: "pending" | "processing" | "action_required" | "completed" | "cancelled";
   /**
-   * Only requests whose `public_updated_at` is after this instant, oldest change first (instead of newest created first). An ISO 8601 date-time or a `Date`.
+   * Only requests whose `public_updated_at` is after this instant, oldest change first (instead of
+   * newest created first). An ISO 8601 date-time or a `Date`.
    */
   updated_since?: string | Date;
   /**
@@ -393,7 +395,9 @@ export interface WebhookCreate {
    */
   name: string;
   /**
-   * A public http or https address: an absolute ASCII URI (RFC 3986, so spaces and non-ASCII characters percent-encoded, an international host in its `xn--` form) without credentials, up to 2048 characters.
+   * A public http or https address: an absolute ASCII URI (RFC 3986, so spaces and non-ASCII
+   * characters percent-encoded, an international host in its `xn--` form) without credentials, up
+   * to 2048 characters.
    */
   url: string;
   /**
@@ -415,7 +419,7 @@ export interface WebhookUpdate {
    */
   name?: string;
   /**
-   * As in `WebhookCreate`: an absolute ASCII http or https URI without credentials.
+   * As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials.
    */
   url?: string;
   /**
@@ -431,7 +435,8 @@ export interface WebhookUpdate {
    */
   description?: string | null;
   /**
-   * False stops deliveries; true resumes them, resetting the failure count when it was disabled.
+   * False stops deliveries; true resumes them, resetting the failure count when it was
+   * disabled.
    */
   is_enabled?: boolean;
 }
@@ -733,7 +738,7 @@ export interface UnknownEvent {
    */
   request_id: string | null;
   /**
-   * A type not in `EVENT_LOG_TYPES`.
+   * A type not in {@link EVENT_LOG_TYPES}.
    */
   type: string;
   /**
@@ -789,7 +794,7 @@ export interface Case {
    */
   deposition_date?: string | null;
   /**
-   * One of `CASE_CATEGORIES`, or a value the service added later.
+   * One of {@link CASE_CATEGORIES}, or a value the service added later.
    */
   case_category:
     | (
@@ -804,7 +809,7 @@ export interface Case {
       )
     | (string & {});
   /**
-   * One of `CASE_STATUSES`, or a value the service added later.
+   * One of {@link CASE_STATUSES}, or a value the service added later.
    */
   status: ("active" | "pending" | "closed" | "archived") | (string & {});
   /**
@@ -988,7 +993,7 @@ export interface RetrievalDocument {
    */
   id: string;
   /**
-   * One of `RETRIEVAL_DOCUMENT_KINDS`, or a value the service added later.
+   * One of {@link RETRIEVAL_DOCUMENT_KINDS}, or a value the service added later.
    */
   kind: ("record" | "invoice") | (string & {});
   /**
@@ -1152,7 +1157,8 @@ export interface RetrievalRequestList {
    */
   previous: string | null;
   /**
-   * The greatest `public_updated_at` on this page, or the given `updated_since` when the page is empty (null when neither exists).
+   * The greatest `public_updated_at` on this page, or the given `updated_since` when the page is
+   * empty (null when neither exists).
    */
   next_public_updated_since: string | null;
 }
@@ -1202,7 +1208,7 @@ export interface Webhook {
    */
   url: string;
   /**
-   * The subscribed types, from `WEBHOOK_EVENT_TYPES`.
+   * The subscribed types, from {@link WEBHOOK_EVENT_TYPES}.
    */
   events: (
     | (

@@ -266,20 +266,12 @@ describe("the OpenAPI document", () => {
       string,
       { properties: Record<string, unknown> }
     >;
-    expect(schemas.Requestor?.properties.email).toEqual({
-      type: "string",
-      format: "email",
-      description: expect.any(String),
-    });
+    expect(schemas.Requestor?.properties.email).toEqual({ type: "string", format: "email" });
     expect(schemas.Case?.properties.client_email).toMatchObject({
       anyOf: [{ type: "string", format: "email" }, { type: "null" }],
     });
     for (const id of ["Webhook", "WebhookCreateResponse"]) {
-      expect(schemas[id]?.properties.url, id).toEqual({
-        type: "string",
-        format: "uri",
-        description: expect.any(String),
-      });
+      expect(schemas[id]?.properties.url, id).toEqual({ type: "string", format: "uri" });
     }
     expect(schemas.CaseList?.properties.next).toMatchObject({
       anyOf: [{ type: "string", format: "uri" }, { type: "null" }],

@@ -15,4 +15,4 @@ it("regenerating the interfaces from the schemas gives the committed files", () 
       { cwd: ROOT, encoding: "utf8", stdio: "pipe" },
     );
   expect(run).not.toThrow();
-}, 60_000);
+}, 120_000);

@@ -149,5 +149,6 @@ describe("hover documentation", () => {
       expect(found.map((p) => p.path)).toContain(path);
     }
     expect(undocumented).toEqual([]);
-  });
+    // Two type-checked programs of the whole source: slow on a shared machine.
+  }, 180_000);
 });
