@@ -94,8 +94,10 @@ export {
   ListParams,
   MimeType,
   PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export { EMAIL_PATTERN, Email } from "./schemas/email.js";
 export * from "./schemas/event-list.js";
 export * from "./schemas/events.js";
 export * from "./schemas/facilities.js";

@@ -255,10 +255,6 @@ export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
 export interface RetrievalRequestDocumentsAvailableLogEntry
   extends Wire.RetrievalRequestDocumentsAvailableLogEntry {}
 
-/** The log entry of a `webhook.test` event. */
-export const WebhookTestLogEntry = z.object({ ...logBase, ...WebhookTestEvent.shape });
-export interface WebhookTestLogEntry extends Wire.WebhookTestLogEntry {}
-
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
   ...logBase,
@@ -271,21 +267,21 @@ export interface WebhookDisabledLogEntry extends Wire.WebhookDisabledLogEntry {}
 
 /**
  * An event log entry (GET /v2/events, GET /v2/events/{id}) of a type this SDK
- * knows, discriminated on `type`. (A webhook delivery's body is a
- * {@link WebhookEvent}; a listing may also hold an {@link UnknownEvent}.)
+ * knows, discriminated on `type`. `webhook.test` is not one: test deliveries
+ * are never written to the log (docs/spec-decisions.md, Webhook management).
+ * A webhook delivery's body is a {@link WebhookEvent}; a listing may also
+ * hold an {@link UnknownEvent}.
  */
 export const LogEvent = z.discriminatedUnion("type", [
   RetrievalRequestStatusChangedLogEntry,
   RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableLogEntry,
-  WebhookTestLogEntry,
   WebhookDisabledLogEntry,
 ]);
 export type LogEvent =
   | RetrievalRequestStatusChangedLogEntry
   | RetrievalRequestActionRequiredLogEntry
   | RetrievalRequestDocumentsAvailableLogEntry
-  | WebhookTestLogEntry
   | WebhookDisabledLogEntry;
 /** The `type` of a known event log entry; {@link EVENT_LOG_TYPES} lists them. */
 export type LogEventType = LogEvent["type"];

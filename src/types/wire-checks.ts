@@ -249,7 +249,6 @@ export type WireChecks = [
   Assert<Holds<W.WebhookLastFailure, z.output<typeof Webhooks.WebhookLastFailure>>>,
   Assert<Holds<W.WebhookTestData, z.output<typeof Events.WebhookTestData>>>,
   Assert<Holds<W.WebhookTestEvent, z.output<typeof Events.WebhookTestEvent>>>,
-  Assert<Holds<W.WebhookTestLogEntry, z.output<typeof Events.WebhookTestLogEntry>>>,
   Assert<Holds<W.WebhookTestResult, z.output<typeof Webhooks.WebhookTestResult>>>,
   Assert<
     Request<

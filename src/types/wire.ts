@@ -7,7 +7,6 @@ export type LogEvent =
   | RetrievalRequestStatusChangedLogEntry
   | RetrievalRequestActionRequiredLogEntry
   | RetrievalRequestDocumentsAvailableLogEntry
-  | WebhookTestLogEntry
   | WebhookDisabledLogEntry;
 export type WebhookEvent =
   | RetrievalRequestStatusChangedEvent
@@ -17,7 +16,7 @@ export type WebhookEvent =
 
 export interface ActionResponse {
   /**
-   * Surrounding whitespace is trimmed; what remains must be 1 to 10000 characters (400 otherwise).
+   * The answer, 1 to 10000 characters after trimming.
    */
   message: string;
   /**
@@ -61,7 +60,7 @@ export interface CaseCreate {
    */
   client_phone?: string;
   /**
-   * An email address.
+   * An email address (the HTML form rule, `EMAIL_PATTERN`).
    */
   client_email?: string;
   /**
@@ -123,7 +122,7 @@ export interface CaseUpdate {
    */
   description?: string | null;
   /**
-   * An email address; null clears it.
+   * An email address (the HTML form rule); null clears it.
    */
   client_email?: string | null;
   /**
@@ -636,42 +635,6 @@ export interface RetrievalRequestDocumentsAvailableData {
    */
   invoice_ids?: string[];
 }
-export interface WebhookTestLogEntry {
-  /**
-   * Unique event id of a test delivery: `evt_test_` and a UUID.
-   */
-  id: string;
-  /**
-   * When the triggering change was saved: ISO 8601 date-time.
-   */
-  created_at: string;
-  /**
-   * Always `event`.
-   */
-  object: "event";
-  /**
-   * Version the event was rendered with: `v2`.
-   */
-  api_version: string;
-  /**
-   * `X-Request-Id` of the API call that caused the event, when one did.
-   */
-  request_id: string | null;
-  /**
-   * Discriminates the union of events; answer 2xx and do nothing else.
-   */
-  type: "webhook.test";
-  /**
-   * Which webhook was tested.
-   */
-  data: WebhookTestData;
-}
-export interface WebhookTestData {
-  /**
-   * The webhook that was tested.
-   */
-  webhook_id: string;
-}
 export interface WebhookDisabledLogEntry {
   /**
    * Unique event id, the deduplication key; equal on every retry of one event.
@@ -738,7 +701,7 @@ export interface UnknownEvent {
    */
   request_id: string | null;
   /**
-   * A type not in {@link EVENT_LOG_TYPES}.
+   * A type neither in {@link EVENT_LOG_TYPES} nor in {@link DELIVERY_ONLY_EVENT_TYPES}.
    */
   type: string;
   /**
@@ -1401,6 +1364,12 @@ export interface WebhookTestEvent {
    * Which webhook was tested.
    */
   data: WebhookTestData;
+}
+export interface WebhookTestData {
+  /**
+   * The webhook that was tested.
+   */
+  webhook_id: string;
 }
 export interface WebhookTestResult {
   /**
