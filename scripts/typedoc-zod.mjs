@@ -234,7 +234,8 @@ const GROUPS = [
   [/\/src\/((resources|schemas)\/webhooks\.ts|webhooks\/)/, "Webhooks"],
   [/\/src\/(resources\/events|schemas\/events|schemas\/event-list)\.ts$/, "Events"],
   [/\/src\/(poller|stores)\//, "Catch-up poller"],
-  [/\/src\/schemas\/(common|scopes)\.ts$/, "Common"],
+  [/\/src\/custody\//, "Chain of custody"],
+  [/\/src\/schemas\/(common|scopes|email|uri)\.ts$/, "Common"],
 ];
 
 function groupOf(file, reflection) {
