@@ -20,6 +20,7 @@ import { compile, type JSONSchema } from "json-schema-to-typescript";
 import ts from "typescript";
 import * as z from "zod";
 import { OPERATIONS } from "../src/contract/index.js";
+import * as custody from "../src/custody/entry.js";
 import { override, unrepresentable } from "../src/openapi/document.js";
 import * as cases from "../src/schemas/cases.js";
 import { ErrorBody, ListParams, OpenEnumOther } from "../src/schemas/common.js";
@@ -48,6 +49,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "../schemas/retrieval-requests.js": retrievalRequests,
   "../schemas/uploads.js": uploads,
   "../schemas/webhooks.js": webhooks,
+  // Read from a custody log, not from the API, and documented the same way.
+  "../custody/entry.js": { CustodyEntry: custody.CustodyEntry },
 };
 
 /** An exported schema with a type users see: an object, or a union of them. */
@@ -156,18 +159,14 @@ function forTypes(node: unknown): unknown {
 const program = (() => {
   const config = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
-  const files = Object.keys(MODULES).map(
-    (m) => `${ROOT}src/schemas/${m.slice("../schemas/".length, -3)}.ts`,
-  );
+  const files = Object.keys(MODULES).map((m) => `${ROOT}src/${m.slice("../".length, -3)}.ts`);
   return ts.createProgram(files, options);
 })();
 const checker = program.getTypeChecker();
 
 /** The type of an exported schema constant, as the compiler sees it. */
 function schemaType(module: string, name: string): ts.Type {
-  const file = program.getSourceFile(
-    `${ROOT}src/schemas/${module.slice("../schemas/".length, -3)}.ts`,
-  );
+  const file = program.getSourceFile(`${ROOT}src/${module.slice("../".length, -3)}.ts`);
   const moduleSymbol = file && checker.getSymbolAtLocation(file);
   const symbol =
     moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === name);

@@ -3,6 +3,7 @@
 // schema's type is one of the interface and back (for a request, what zod
 // accepts is what the interface allows and what it gives is an interface).
 import type * as z from "zod";
+import type * as Entry from "../custody/entry.js";
 import type * as Cases from "../schemas/cases.js";
 import type * as Common from "../schemas/common.js";
 import type * as Documents from "../schemas/documents.js";
@@ -50,6 +51,7 @@ export type WireChecks = [
   Assert<
     Request<W.CaseUpdate, z.input<typeof Cases.CaseUpdate>, z.output<typeof Cases.CaseUpdate>>
   >,
+  Assert<Holds<W.CustodyEntry, z.output<typeof Entry.CustodyEntry>>>,
   Assert<Holds<W.Document, z.output<typeof Documents.Document>>>,
   Assert<
     Request<

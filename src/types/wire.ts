@@ -788,6 +788,64 @@ export interface Case {
    */
   updated_at: string;
 }
+export interface CustodyEntry {
+  /**
+   * Position in the log: 1 for the first entry, then one more for each.
+   */
+  seq: number;
+  /**
+   * When the stream completed, ISO 8601 UTC with milliseconds (this machine's clock).
+   */
+  at: string;
+  /**
+   * `"download"`: the client received the file; `"upload"`: the client sent it (the service stored it).
+   */
+  action: "download" | "upload";
+  /**
+   * The case document or retrieval document, when the operation names one (null otherwise).
+   */
+  document_id: string | null;
+  /**
+   * The retrieval request the document belongs to, when known.
+   */
+  retrieval_request_id: string | null;
+  /**
+   * The case, when known.
+   */
+  case_id: string | null;
+  /**
+   * The file's name as the service gave it or the upload was signed with (`"[redacted]"` under `redactFileNames`).
+   */
+  file_name: string;
+  /**
+   * MIME type, as the service gave it or the upload was signed with.
+   */
+  file_type: string;
+  /**
+   * Bytes that streamed.
+   */
+  bytes: number;
+  /**
+   * SHA-256 of exactly those bytes, lowercase hex.
+   */
+  sha256: string;
+  /**
+   * `X-Request-Id` of the API call that issued the presigned address the bytes went through.
+   */
+  request_id: string | null;
+  /**
+   * Who handled the file: `custodyActor`, else the API key's redacted identity (never the key).
+   */
+  actor: string;
+  /**
+   * `hash` of the entry before, or 64 zeros for entry 1.
+   */
+  prev_hash: string;
+  /**
+   * SHA-256 of the entry's canonical form (see {@link canonicalEntry}), lowercase hex.
+   */
+  hash: string;
+}
 export interface Document {
   /**
    * Opaque identifier.

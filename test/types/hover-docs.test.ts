@@ -41,7 +41,11 @@ function languageService(files: Map<string, string>) {
 function isWireType(symbol: ts.Symbol): boolean {
   return (symbol.declarations ?? []).some((d) => {
     const file = d.getSourceFile().fileName;
-    return file.includes("/src/schemas/") || file.includes("/src/types/");
+    return (
+      file.includes("/src/schemas/") ||
+      file.includes("/src/types/") ||
+      file.endsWith("/src/custody/entry.ts")
+    );
   });
 }
 
