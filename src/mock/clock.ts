@@ -9,6 +9,10 @@
  */
 import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
 
+/**
+ * The service's time (`mock.clock`): manual, moved only by `advance()` and
+ * `set()`, or following real time at a speed; see the module notes above.
+ */
 export interface MockClock {
   /**
    * How the clock moves. `"manual"`: it stands still until `advance()` or

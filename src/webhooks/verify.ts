@@ -318,7 +318,7 @@ function parseEvent(
   if (headerType !== undefined && headerType.trim() !== type) {
     throw invalidPayload("X-Webhook-Event-Type differs from the body's `type`.");
   }
-  return parsed as WebhookEvent;
+  return parsed as unknown as WebhookEvent;
 }
 
 function displayName(header: string): string {

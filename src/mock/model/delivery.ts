@@ -58,8 +58,11 @@ export type DeliveryTarget = (request: Request) => Response | Promise<Response>;
 
 /** One delivery attempt that did not get a 2xx, as `deliveries.flush()` reports it (never a body). */
 export interface FailedDeliveryAttempt {
+  /** The webhook the attempt was sent to. */
   webhook_id: string;
+  /** The event it carried (the body's `id`). */
   event_id: string;
+  /** That event's `type`. */
   event_type: string;
   /** The receiver's HTTP status; null when no response came. */
   status_code: number | null;
