@@ -21,10 +21,14 @@ import ts from "typescript";
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   internal: [],
   shared: ["internal"],
-  schemas: ["shared", "internal"],
+  // The generated request and response interfaces (src/types/wire.ts): they import nothing.
+  types: [],
+  schemas: ["types", "shared", "internal"],
   contract: ["schemas", "shared"],
   core: ["contract", "schemas", "shared", "internal"],
-  custody: ["core", "contract", "stores", "schemas", "shared", "internal"],
+  custody: ["core", "contract", "stores", "schemas", "types", "shared", "internal"],
+  // The compile-time checks that hold each generated interface to its schema.
+  "type-checks": ["types", "schemas", "custody"],
   stores: ["schemas", "shared", "internal"],
   webhooks: ["schemas", "shared", "internal"],
   poller: ["core", "stores", "schemas", "shared", "internal"],
@@ -42,6 +46,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "webhooks",
     "stores",
     "core",
+    "contract",
     "schemas",
     "shared",
     "internal",
@@ -81,6 +86,7 @@ export function layerOf(path: string): string {
     if (path === "client.ts" || path === "client-methods.ts") return "client";
     return path.replace(/\.ts$/, "");
   }
+  if (path === "types/wire-checks.ts") return "type-checks";
   const [folder, file] = parts;
   if (parts.length === 2 && file === "index.ts" && folder !== undefined) {
     if (folder === "webhooks" || folder === "mock" || folder === "testing")
