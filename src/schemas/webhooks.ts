@@ -192,7 +192,7 @@ export interface WebhookUpdate extends Wire.WebhookUpdate {}
 
 /** Result of the test operation: HTTP 200 even when the delivery failed. */
 export const WebhookTestResult = z.strictObject({
-  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS}. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS} ms. */
   success: z.boolean(),
   /** The endpoint's status; null when no response was received. */
   status_code: z.number().int().nullable(),
@@ -223,7 +223,7 @@ export const WebhookDelivery = z.strictObject({
   status_code: z.number().int().nullable(),
   /** Why it failed, e.g. a timeout or a redirect; null on success. */
   error: z.string().nullable(),
-  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS}. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS} ms. */
   success: z.boolean(),
   /** Milliseconds until the answer, or until the attempt gave up. */
   duration_ms: z.number().int().nonnegative(),
