@@ -61,7 +61,12 @@ async function send(
   return {
     status: response.status,
     headers: response.headers,
-    body: text === "" ? undefined : JSON.parse(text),
+    body:
+      text === ""
+        ? undefined
+        : response.headers.get("content-type") === "application/json"
+          ? JSON.parse(text)
+          : text,
   };
 }
 
@@ -1035,6 +1040,148 @@ describe("GET, DELETE /__mock/requests", () => {
     ]);
     expect((await h.control("DELETE", "/requests")).status).toBe(204);
     expect((await h.control("GET", "/requests")).body.results).toEqual([]);
+  });
+});
+
+describe("the inspector's endpoints: GET /__mock/ui, GET /__mock/state, POST .../redeliver", () => {
+  const h = useServer({ allowPrivateWebhookUrls: true });
+
+  it("GET /__mock/ui serves the page and its files from this origin only, under a Content-Security-Policy", async () => {
+    const page = await h.control("GET", "/ui");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'self';/);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    for (const heading of ["Retrieval requests", "Events", "Deliveries", "Requests", "Clock"]) {
+      expect(page.body).toContain(`>${heading}</h2>`);
+    }
+    // Every address in the page is a path on this origin.
+    const addresses = [...(page.body as string).matchAll(/(?:src|href)="([^"]*)"/g)].map(
+      (m) => m[1],
+    );
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const address of addresses) expect(address).toMatch(/^(\/__mock\/ui|#)/);
+    const files = {
+      "/ui/inspector.js": "text/javascript; charset=utf-8",
+      "/ui/inspector.css": "text/css; charset=utf-8",
+      "/ui/favicon.svg": "image/svg+xml",
+    };
+    for (const [path, type] of Object.entries(files)) {
+      const file = await h.control("GET", path);
+      expect({ path, status: file.status, type: file.headers.get("content-type") }).toEqual({
+        path,
+        status: 200,
+        type,
+      });
+    }
+    expect((await h.control("GET", "/ui/other.js")).status).toBe(404);
+  });
+
+  it("GET /__mock/state answers the clock, requests with timelines, events, attempts and the journal, without a secret, key or body", async () => {
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(503).end("RECEIVER-ANSWER"));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hook = await h.api("POST", "/v2/webhooks", {
+      name: "state receiver",
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      events: [STATUS_CHANGED],
+    });
+    const rr = await createRetrieval(h);
+    await h.control("POST", `/retrieval-requests/${rr.id}/action-requests`, {
+      reason: "other",
+      message: "Confirm the dates (fictional)",
+    });
+    await h.control("POST", `/retrieval-requests/${rr.id}/records`, {
+      files: [{ file_name: "chart.pdf", file_type: "application/pdf", content: PDF }],
+    });
+    await h.control("POST", "/deliveries/flush");
+    receiver.close();
+    receiver.closeAllConnections();
+
+    const state = await h.control("GET", "/state");
+    expect(state.status).toBe(200);
+    expect(state.body.clock).toEqual({ now: h.server.clock.now().toISOString(), mode: "manual" });
+    const request = state.body.retrievalRequests.find((r: Json) => r.id === rr.id);
+    expect(request).toMatchObject({
+      status: "action_required",
+      facility: "Harbor Clinic",
+      final: false,
+      actionRequestOpen: true,
+    });
+    expect(request.timeline.map((entry: Json) => [entry.kind, entry.text])).toEqual([
+      ["created", "at Harbor Clinic"],
+      ["status", "action_required (intake): other"],
+      ["action request", "other: Confirm the dates (fictional) [open]"],
+      ["record", `chart.pdf (${PDF.length} bytes)`],
+    ]);
+    expect(state.body.events.map((e: Json) => e.type)).toEqual([
+      DOCUMENTS_AVAILABLE,
+      ACTION_REQUIRED,
+      STATUS_CHANGED,
+    ]);
+    expect(state.body.events[0]).toMatchObject({ object_id: rr.id, request_id: null });
+    const webhook = state.body.webhooks.find((w: Json) => w.id === hook.body.id);
+    expect(webhook.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        event_type: STATUS_CHANGED,
+        success: false,
+        status_code: 503,
+        duration_ms: expect.any(Number),
+        error: "The endpoint answered HTTP 503",
+      }),
+    ]);
+    expect(state.body.requests[0]).toEqual({
+      at: expect.any(String),
+      method: "POST",
+      path_template: "/v2/retrieval-requests",
+      status: 201,
+      request_id: expect.stringMatching(/^req_/),
+    });
+    const text = JSON.stringify(state.body);
+    for (const secret of [h.key, hook.body.secret, "RECEIVER-ANSWER"]) {
+      expect(text).not.toContain(secret);
+    }
+    // Paths with ids are left out: the journal entry shows the template only.
+    expect(text).not.toContain(`/v2/retrieval-requests/${rr.id}`);
+  });
+
+  it("POST .../redeliver sends the event once more, as the API's redelivery; an unknown delivery is 404", async () => {
+    const receiver = await startReceiver(0);
+    const hook = await h.api("POST", "/v2/webhooks", {
+      name: "redelivery receiver",
+      url: receiver.url,
+      events: [STATUS_CHANGED],
+    });
+    const rr = await createRetrieval(h);
+    await h.control("POST", `/retrieval-requests/${rr.id}/complete`);
+    await h.control("POST", "/deliveries/flush");
+    const [first] = (await h.api("GET", `/v2/webhooks/${hook.body.id}/deliveries`)).body.results;
+    const path = `/webhooks/${hook.body.id}/deliveries/${first.id}/redeliver`;
+    const again = await h.control("POST", path);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      event_id: first.event_id,
+      is_redelivery: true,
+      success: true,
+    });
+    const listed = (await h.api("GET", `/v2/webhooks/${hook.body.id}/deliveries`)).body.results;
+    expect(listed.map((d: Json) => d.id)).toEqual([again.body.id, first.id]);
+    expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([
+      first.event_id,
+      first.event_id,
+    ]);
+    expectError(
+      await h.control("POST", `/webhooks/${hook.body.id}/deliveries/whdel_none/redeliver`),
+      404,
+      "not_found",
+    );
+    receiver.server.close();
+    receiver.server.closeAllConnections();
   });
 });
 
