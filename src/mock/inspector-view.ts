@@ -93,7 +93,8 @@ function retrievalRequestView(
   const timeline: InspectorTimelineEntry[] = [
     { at: request.created_at, kind: "created", text: `at ${request.facility.name}` },
   ];
-  for (const event of events) {
+  // The log lists newest first; oldest first here, so that the stable sort below keeps one moment's order.
+  for (const event of [...events].reverse()) {
     if (event.type !== "retrieval_request.status_changed") continue;
     const { status, stage, action_required_reason: reason } = event.data;
     timeline.push({
