@@ -10,10 +10,17 @@
  * no inline script, no frame around it (its buttons change the mock's state).
  */
 
-/** The built files; undefined when the sources run without the build (e.g. plain `node src/...`). */
-declare const __MEDRECORDS_INSPECTOR__:
-  | { html: string; js: string; css: string; icon: string }
-  | undefined;
+/** The built files as JSON; undefined when the sources run without the build (e.g. plain `node src/...`). */
+declare const __MEDRECORDS_INSPECTOR__: string | undefined;
+
+interface Built {
+  html: string;
+  js: string;
+  css: string;
+  icon: string;
+}
+
+let built: Built | undefined;
 
 /** Where the page is, under the API's origin. */
 export const INSPECTOR_PATH = "/__mock/ui";
@@ -44,7 +51,9 @@ export const INSPECTOR_FILES = Object.keys(FILES) as (keyof typeof FILES)[];
 /** The answer for one of the page's files. */
 export function inspectorFile(path: keyof typeof FILES): Response {
   const [part, type] = FILES[path];
-  const built = typeof __MEDRECORDS_INSPECTOR__ === "object" ? __MEDRECORDS_INSPECTOR__ : undefined;
+  if (built === undefined && typeof __MEDRECORDS_INSPECTOR__ === "string") {
+    built = JSON.parse(__MEDRECORDS_INSPECTOR__) as Built;
+  }
   const headers = {
     "content-type": built === undefined ? "text/plain; charset=utf-8" : type,
     "content-security-policy": CONTENT_SECURITY_POLICY,
