@@ -46,7 +46,13 @@ function attemptRow(webhook: InspectorWebhook, attempt: InspectorAttempt): Node[
   const kind = attempt.is_redelivery ? " (redelivery)" : attempt.is_test ? " (test)" : "";
   return [
     time(attempt.at),
-    h("span", {}, h("code", {}, attempt.event_type), " ", h("code", {}, attempt.event_id)),
+    h(
+      "span",
+      {},
+      h("code", { class: "type" }, attempt.event_type),
+      h("br"),
+      h("code", { class: "id" }, attempt.event_id),
+    ),
     document.createTextNode(`${attempt.attempt}${kind}`),
     h(
       "span",

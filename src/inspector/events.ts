@@ -31,9 +31,9 @@ export function eventsRegion(view: InspectorView, filter: EventFilter): Node[] {
       ["Time", "Type", "Object", "Event id", "Request id", "Data"],
       shown.map((event) => [
         time(event.created_at),
-        h("code", {}, event.type),
+        h("code", { class: "type" }, event.type),
         h("code", {}, event.object_id ?? "none"),
-        h("code", {}, event.id),
+        h("code", { class: "id" }, event.id),
         h("code", {}, event.request_id ?? "none (provider)"),
         h(
           "details",
