@@ -119,8 +119,10 @@ const card = (page: Page, id: string) => page.locator(`article[data-request-id="
 
 describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () => {
   it("loads with its regions and the clock, no console error, and nothing from another origin", async () => {
-    const { server } = await setup();
+    const { server, createRequest } = await setup();
+    const id = await createRequest();
     const { page, errors, requested } = await open(server);
+    await card(page, id).waitFor();
     for (const name of ["Retrieval requests", "Events", "Deliveries", "Requests", "Clock"]) {
       await eventually(() => page.getByRole("heading", { name, exact: true }).count()).toBe(1);
     }
@@ -128,6 +130,22 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
     for (const name of ["Advance by", "Type", "Object or event id"]) {
       expect(await page.getByLabel(name, { exact: true }).count()).toBe(1);
     }
+    // Every control has a name a screen reader announces: a label, or its own text.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("button, input, select, a")]
+        .filter((element) => {
+          const labels = (element as HTMLInputElement).labels;
+          const named =
+            (labels !== undefined && labels !== null && labels.length > 0) ||
+            element.getAttribute("aria-label") ||
+            (element.tagName !== "INPUT" &&
+              element.tagName !== "SELECT" &&
+              element.textContent?.trim());
+          return !named;
+        })
+        .map((element) => element.outerHTML),
+    );
+    expect(unnamed).toEqual([]);
     const origins = new Set(requested.map((url) => new URL(url).origin));
     expect([...origins]).toEqual([server.url]);
     expect(requested.map((url) => new URL(url).pathname)).toEqual(
