@@ -276,6 +276,44 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
     expect(errors).toEqual([expect.stringMatching(/status of 400/)]);
   });
 
+  it("Advance clock lets a failed delivery's retry fall due: the second attempt shows, and the page says when the mock stops", async () => {
+    const { server, mr, createRequest } = await setup();
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(503).end(RECEIVER_BODY));
+    });
+    const port = await listenOn(receiver);
+    onTestFinished(() => closeServer(receiver));
+    const webhook = await mr.webhooks.create({
+      name: "down receiver",
+      url: `http://127.0.0.1:${port}/hooks`,
+      events: [STATUS_CHANGED],
+    });
+    const id = await createRequest();
+    server.retrievalRequests.setStatus(id, { status: "processing", stage: "provider_processing" });
+    await server.deliveries.flush();
+    const { page } = await open(server);
+    const rows = page.locator(`article[data-webhook-id="${webhook.id}"] tbody tr`);
+    await eventually(() => rows.count()).toBe(1);
+    expect(await rows.first().locator("td:nth-child(8) time").getAttribute("datetime")).toBe(
+      "2026-03-01T10:01:00.000Z",
+    );
+
+    await page.getByLabel("Advance by", { exact: true }).fill("1m");
+    await page.getByRole("button", { name: "Advance clock" }).click();
+    await eventually(() => rows.count()).toBe(2);
+    expect(await rows.first().locator("td").nth(2).textContent()).toBe("2");
+    expect(await rows.first().textContent()).toContain("The endpoint answered HTTP 503");
+    const { results } = await mr.webhooks.listDeliveries(webhook.id);
+    expect(results.map((d) => [d.attempt, d.status_code])).toEqual([
+      [2, 503],
+      [1, 503],
+    ]);
+
+    await server.close();
+    await eventually(() => page.locator("#notice").textContent()).toContain("not answering");
+  });
+
   it("keeps the keyboard's place and typed text while the state changes under it", async () => {
     const { server, createRequest } = await setup();
     const id = await createRequest();

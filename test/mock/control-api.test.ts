@@ -1150,6 +1150,48 @@ describe("the inspector's endpoints: GET /__mock/ui, GET /__mock/state, POST ...
     expect(text).not.toContain(`/v2/retrieval-requests/${rr.id}`);
   });
 
+  it("GET /__mock/state carries the newest 200 retrieval requests, events and journal entries, and says when there are more", async () => {
+    const server = await startMockServer({ now: START });
+    try {
+      const state = async () => (await send(`${server.controlUrl}/state`, "GET")).body;
+      const seeded = [server.seed.retrievalRequest({ status: "processing" }).id];
+      for (let i = 0; i < 200; i++) {
+        server.retrievalRequests.setStatus(seeded[0] as string, {
+          status: "processing",
+          stage: "provider_processing",
+        });
+      }
+      while (seeded.length < 200)
+        seeded.push(server.seed.retrievalRequest({ status: "pending" }).id);
+      const key = server.apiKeys.create();
+      for (let i = 0; i < 200; i++) await send(`${server.url}/v2/cases`, "GET", { key });
+      const at200 = await state();
+      expect(at200.more).toEqual({ retrievalRequests: false, events: false, requests: false });
+      expect([at200.retrievalRequests.length, at200.events.length, at200.requests.length]).toEqual([
+        200, 200, 200,
+      ]);
+
+      server.retrievalRequests.setStatus(seeded[0] as string, {
+        status: "processing",
+        stage: "records_received",
+      });
+      seeded.push(server.seed.retrievalRequest({ status: "pending" }).id);
+      await send(`${server.url}/v2/case`, "GET", { key });
+      const at201 = await state();
+      expect(at201.more).toEqual({ retrievalRequests: true, events: true, requests: true });
+      expect([at201.retrievalRequests.length, at201.events.length, at201.requests.length]).toEqual([
+        200, 200, 200,
+      ]);
+      // Newest first: the one added last leads, the oldest is left out.
+      expect(at201.retrievalRequests[0].id).toBe(seeded.at(-1));
+      expect(at201.retrievalRequests.map((r: Json) => r.id)).not.toContain(seeded[0]);
+      expect(at201.events[0].data.stage).toBe("records_received");
+      expect(at201.requests[0]).toMatchObject({ path_template: null, status: 404 });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("POST .../redeliver sends the event once more, as the API's redelivery; an unknown delivery is 404", async () => {
     const receiver = await startReceiver(0);
     const hook = await h.api("POST", "/v2/webhooks", {
