@@ -82,6 +82,8 @@ async function move(done: string, action: () => Promise<unknown>): Promise<void>
   } catch (error) {
     say(`Refused: ${error instanceof ControlError ? error.message : String(error)}`);
   }
+  // A read begun before the move may answer the state before it: read once more after it.
+  await polling;
   await poll();
 }
 
