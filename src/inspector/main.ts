@@ -5,7 +5,7 @@
  */
 import { ControlError, control } from "./control.js";
 import { deliveriesRegion } from "./deliveries.js";
-import { h, redraw } from "./dom.js";
+import { h, redraw, time } from "./dom.js";
 import { type EventFilter, eventsRegion, eventTypeOptions } from "./events.js";
 import { requestsRegion } from "./requests.js";
 import { retrievalRequestsRegion } from "./retrieval-requests.js";
@@ -33,10 +33,7 @@ function draw(region: string, data: unknown, render: () => Node[]): void {
 function render(next: InspectorView): void {
   view = next;
   const mode = next.clock.mode === "manual" ? "manual: moves only when advanced" : "real time";
-  byId("clock-now").replaceChildren(
-    h("time", { datetime: next.clock.now }, next.clock.now.replace("T", " ").replace("Z", " UTC")),
-    ` (${mode})`,
-  );
+  byId("clock-now").replaceChildren(time(next.clock.now), ` (${mode})`);
   draw("retrieval-requests", [next.retrievalRequests, next.more.retrievalRequests], () =>
     retrievalRequestsRegion(next),
   );
