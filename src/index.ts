@@ -96,6 +96,7 @@ export {
   PageLimit,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export { EMAIL_PATTERN, Email } from "./schemas/email.js";
 export * from "./schemas/event-list.js";
 export * from "./schemas/events.js";
 export * from "./schemas/facilities.js";

@@ -7,7 +7,7 @@
  */
 import { MedRecords } from "../client.js";
 import { MOCK_FACILITIES } from "../mock/model/facilities.js";
-import { EVENT_LOG_TYPES } from "../schemas/event-list.js";
+import { DELIVERY_ONLY_EVENT_TYPES, EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
@@ -157,7 +157,7 @@ export async function triggerCommand(
 function eventType(value: string, env: CommandIo["env"]): SubscribableEventType {
   const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES;
   if (known.includes(value)) return value as SubscribableEventType;
-  if ((EVENT_LOG_TYPES as readonly string[]).includes(value)) {
+  if ([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES].includes(value)) {
     throw new UsageError(
       `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: POST /v2/webhooks/{id}/test); trigger takes ${known.join(", ")}`,
     );

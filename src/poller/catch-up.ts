@@ -12,7 +12,7 @@
  * unsaved events of one page and loses none.
  */
 import { MedRecordsError } from "../core/errors.js";
-import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
   EVENT_RETENTION_DAYS,
@@ -274,9 +274,9 @@ class EventCatchUp implements CatchUpPoller {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
+    if (!Number.isInteger(pageSize) || pageSize < PAGE_LIMIT_MIN || pageSize > PAGE_LIMIT_MAX) {
       throw new RangeError(
-        `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+        `events.catchUp: \`pageSize\` must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}.`,
       );
     }
     const { maxAttempts, onDeadLetter } = options;

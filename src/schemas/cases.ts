@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { IsoDate, IsoDateTime, isPastDate, ListParams, openEnum } from "./common.js";
+import { Email, EmailOut } from "./email.js";
 
 /** Every value of {@link CaseCategory}, in the spec's order. */
 export const CASE_CATEGORIES = [
@@ -41,7 +42,7 @@ export const Case = z.strictObject({
   /** The client's phone number, as written. */
   client_phone: z.string().nullable().optional(),
   /** The client's email address. */
-  client_email: z.string().meta({ format: "email" }).nullable().optional(),
+  client_email: EmailOut.nullable().optional(),
   /** `YYYY-MM-DD`. */
   date_of_injury: IsoDate.nullable().optional(),
   /** `YYYY-MM-DD`. */
@@ -95,8 +96,8 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
     client_address: z.string().max(CASE_CLIENT_ADDRESS_MAX).optional(),
     /** Up to 50 characters. */
     client_phone: z.string().max(CASE_CLIENT_PHONE_MAX).optional(),
-    /** An email address. */
-    client_email: z.email().optional(),
+    /** An email address (the HTML form rule, `EMAIL_PATTERN`). */
+    client_email: Email.optional(),
     /** `YYYY-MM-DD`, not after today (UTC) on the validating clock. */
     date_of_injury: IsoDate.refine((d) => isPastDate(d, now()), "Must be in the past").optional(),
     /** `YYYY-MM-DD`. */
@@ -125,8 +126,8 @@ export const CaseUpdate = z.strictObject({
   title: title.optional(),
   /** Up to 5000 characters; null clears it. */
   description: description.nullable().optional(),
-  /** An email address; null clears it. */
-  client_email: z.email().nullable().optional(),
+  /** An email address (the HTML form rule); null clears it. */
+  client_email: Email.nullable().optional(),
   /** Any of {@link CASE_STATUSES}, `archived` included. */
   status: CaseStatus.optional(),
   /** Up to 255 characters; null clears it. */

@@ -82,12 +82,37 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
+/** Smallest page size of list endpoints. */
+export const PAGE_LIMIT_MIN = 1;
 /** Largest page size of list endpoints (docs/spec-decisions.md, "Lists"). */
 export const PAGE_LIMIT_MAX = 100;
 /** Page size of list endpoints when `limit` is omitted. */
 export const DEFAULT_PAGE_LIMIT = 25;
-/** Page size of list endpoints: 1 to 100 (`PAGE_LIMIT_MAX`). */
-export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
+/**
+ * `limit` as a query string writes it: decimal digits, without a sign, a
+ * space, a fraction, an exponent, a radix prefix (`0x10`, `0b11`) or a
+ * leading zero, so each page size has one spelling and `next` links repeat
+ * it as sent (docs/spec-decisions.md, "Lists").
+ */
+export const PAGE_LIMIT_PATTERN = /^[1-9][0-9]*$/;
+const PAGE_LIMIT_MESSAGE = `Expected an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX} written in decimal digits`;
+/**
+ * Page size of list endpoints: an integer from `PAGE_LIMIT_MIN` to `PAGE_LIMIT_MAX` (1 to 100);
+ * as text (the query string, what the reference server parses), only in
+ * the {@link PAGE_LIMIT_PATTERN} spelling. Anything else is 400
+ * validation_error, and the client refuses it before sending.
+ */
+export const PageLimit = z
+  .union([z.number(), z.string().regex(PAGE_LIMIT_PATTERN).transform(Number)], {
+    error: PAGE_LIMIT_MESSAGE,
+  })
+  .pipe(
+    // `abort`: a value past the safe integers (`1e21` written out) is one problem, not two.
+    z
+      .int({ error: PAGE_LIMIT_MESSAGE, abort: true })
+      .min(PAGE_LIMIT_MIN, PAGE_LIMIT_MESSAGE)
+      .max(PAGE_LIMIT_MAX, PAGE_LIMIT_MESSAGE),
+  );
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({

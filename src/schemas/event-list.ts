@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { dateQuery, ListParams } from "./common.js";
-import { Event, WebhookDisabledLogEntry } from "./events.js";
+import { Event, WebhookDisabledLogEntry, WebhookEvent } from "./events.js";
 
 /**
  * Reading the event log (spec, Events endpoints and Event log): the list
@@ -21,16 +21,32 @@ export const EVENT_RETENTION_DAYS = 30;
 /** {@link EVENT_RETENTION_DAYS} in ms; an event exactly that old is still listed. */
 export const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000;
 
+/**
+ * Event types that are delivered but never written to the log: `webhook.test`.
+ * Not an unknown type either, so no log entry can carry one.
+ */
+export const DELIVERY_ONLY_EVENT_TYPES: readonly string[] = WebhookEvent.options
+  .map((option) => option.shape.type.value)
+  .filter((type) => !(EVENT_LOG_TYPES as readonly string[]).includes(type));
+
 const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
+// Types a log entry can't have as an `UnknownEvent`: every type this SDK knows.
+const notUnknown: ReadonlySet<string> = new Set([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES]);
 
 /**
  * An entry whose `type` this version of the SDK does not know (a type the
  * service added later). Known types never match it: a known type whose data
- * is malformed fails validation instead of passing as unknown.
+ * is malformed fails validation instead of passing as unknown, and
+ * `webhook.test` (never logged) is no entry at all.
  */
 export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: true }).extend({
-  /** A type not in {@link EVENT_LOG_TYPES}. */
-  type: z.string().refine((type) => !knownTypes.has(type), "Known event type with invalid data"),
+  /** A type neither in {@link EVENT_LOG_TYPES} nor in {@link DELIVERY_ONLY_EVENT_TYPES}. */
+  type: z.string().refine((type) => !notUnknown.has(type), {
+    error: (issue) =>
+      knownTypes.has(issue.input as string)
+        ? "Known event type with invalid data"
+        : "Never written to the event log",
+  }),
   /** Unparsed: its shape is the new type's. */
   data: z.record(z.string(), z.unknown()),
 });

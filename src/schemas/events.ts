@@ -255,10 +255,6 @@ export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
   typeof RetrievalRequestDocumentsAvailableLogEntry
 >;
 
-/** The log entry of a `webhook.test` event. */
-export const WebhookTestLogEntry = z.object({ ...logBase, ...WebhookTestEvent.shape });
-export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
-
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
   ...logBase,
@@ -269,12 +265,15 @@ export const WebhookDisabledLogEntry = z.object({
 });
 export type WebhookDisabledLogEntry = z.infer<typeof WebhookDisabledLogEntry>;
 
-/** An event log entry (GET /v2/events, GET /v2/events/{id}), discriminated on `type`. */
+/**
+ * An event log entry (GET /v2/events, GET /v2/events/{id}), discriminated on
+ * `type`. `webhook.test` is not one: test deliveries are never written to
+ * the log (docs/spec-decisions.md, Webhook management).
+ */
 export const Event = z.discriminatedUnion("type", [
   RetrievalRequestStatusChangedLogEntry,
   RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableLogEntry,
-  WebhookTestLogEntry,
   WebhookDisabledLogEntry,
 ]);
 export type Event = z.infer<typeof Event>;

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { IsoDateTime, ListParams } from "./common.js";
+import { Email, EmailOut } from "./email.js";
 
 /** Longest `name` of a retrieval profile (requestor). */
 export const REQUESTOR_NAME_MAX = 200;
@@ -17,7 +18,7 @@ export const Requestor = z.strictObject({
   /** The person's name. */
   name: z.string(),
   /** Where the provider writes to. */
-  email: z.string().meta({ format: "email" }),
+  email: EmailOut,
   /** The firm or department; null when not given. */
   organization: z.string().nullable(),
   /** As written; null when not given. */
@@ -30,7 +31,7 @@ export const Requestor = z.strictObject({
 export type Requestor = z.infer<typeof Requestor>;
 
 const name = z.string().min(1).max(REQUESTOR_NAME_MAX);
-const email = z.email().max(REQUESTOR_EMAIL_MAX);
+const email = Email.max(REQUESTOR_EMAIL_MAX);
 const organization = z.string().max(REQUESTOR_ORGANIZATION_MAX);
 const phone = z.string().max(REQUESTOR_PHONE_MAX);
 

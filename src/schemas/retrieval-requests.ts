@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { makeCaseCreate } from "./cases.js";
 import { dateQuery, IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
+import { Email } from "./email.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
 import { Facility, FacilityCreate } from "./facilities.js";
 import { RequestorCreate } from "./requestors.js";
@@ -239,11 +240,20 @@ export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListPara
 export const RetrievalDocumentListParams = ListParams;
 export type RetrievalDocumentListParams = z.infer<typeof RetrievalDocumentListParams>;
 
+/**
+ * A non-whitespace character: what makes an action-response `message` not
+ * blank after trimming. `\S` is the complement of the characters `trim()`
+ * removes (ECMAScript WhiteSpace and LineTerminator), the regex dialect of
+ * JSON Schema too, so the OpenAPI document states the rule as this `pattern`.
+ */
+export const NON_BLANK_PATTERN = /\S/;
+
 /** Rule 2: trimmed, then 1 to 10000 characters. Also what the reference server judges with. */
 export const ActionResponseMessage = z
   .string()
+  // On the raw string: its trimmed form has a character exactly when it has one of these.
+  .regex(NON_BLANK_PATTERN, "Must not be empty after trimming whitespace")
   .trim()
-  .min(1, "Must not be empty after trimming whitespace")
   .max(
     ACTION_RESPONSE_MESSAGE_MAX,
     `Must be at most ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming`,
@@ -261,7 +271,7 @@ export const ActionResponse = z.strictObject({
   /** The answer, 1 to 10000 characters after trimming. */
   message: ActionResponseMessage,
   /** Who at the firm answered; recorded as the responder. @default the API key's identity */
-  requester_email: z.email().optional(),
+  requester_email: Email.optional(),
   /** Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`. */
   attachment: ActionResponseAttachment.optional(),
 });
