@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { startCli } from "../helpers/cli.js";
 import { closeServer, listenOn } from "../helpers/loopback.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -312,6 +313,40 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
 
     await server.close();
     await eventually(() => page.locator("#notice").textContent()).toContain("not answering");
+  });
+
+  it("is served by medrecords mock, whose real clock the page follows by itself", async () => {
+    const { child, firstLine, exited } = await startCli([
+      "mock",
+      "--port",
+      "0",
+      "--json",
+      "--speed",
+      "60",
+    ]);
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    const { inspector_url } = JSON.parse(firstLine) as { inspector_url: string };
+    const context = await browser.newContext();
+    onTestFinished(() => context.close());
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(inspector_url);
+    const clock = page.locator("#clock-now time");
+    await clock.waitFor();
+    expect(await page.locator("#clock-now").textContent()).toContain("(real time)");
+    const first = Date.parse((await clock.getAttribute("datetime")) as string);
+    // 60 times real time: a minute of mock time within about a second and a half.
+    await eventually(
+      async () => Date.parse((await clock.getAttribute("datetime")) as string) - first,
+    ).toBeGreaterThan(60_000);
+    expect(errors).toEqual([]);
+    child.kill("SIGTERM");
+    await expect(exited).resolves.toMatchObject({ code: 0 });
   });
 
   it("keeps the keyboard's place and typed text while the state changes under it", async () => {
