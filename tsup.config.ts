@@ -58,6 +58,7 @@ export default defineConfig([
     target: "node22",
     sourcemap: true,
     banner: { js: "#!/usr/bin/env node" },
-    external: ["msw", "ky", "zod", "#hmac"],
+    // pg: an optional peer, loaded only by `custody verify postgres:<table>`.
+    external: ["msw", "ky", "zod", "#hmac", "pg"],
   },
 ]);

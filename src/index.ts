@@ -15,6 +15,7 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  CustodyLogError,
   DownloadError,
   InternalServerError,
   InvalidRequestError,
@@ -49,6 +50,18 @@ export type {
   TraceStateLike,
 } from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
+export {
+  CUSTODY_GENESIS_HASH,
+  CustodyEntry,
+  type CustodyRecord,
+  canonicalEntry,
+} from "./custody/entry.js";
+export { type FileCustodyLogOptions, fileCustodyLog } from "./custody/file-log.js";
+export type { CustodyLog } from "./custody/log.js";
+export { type MemoryCustodyLog, memoryCustodyLog } from "./custody/memory-log.js";
+export { type PostgresCustodyLogOptions, postgresCustodyLog } from "./custody/postgres-log.js";
+export type { SavedFile, SaveOptions } from "./custody/save.js";
+export { type CustodyVerification, verifyCustodyLog } from "./custody/verify.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,
@@ -105,7 +118,12 @@ export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";
-export type { PostgresQueryable, PostgresQueryResult } from "./stores/postgres.js";
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from "./stores/postgres.js";
 export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,

@@ -9,18 +9,15 @@
  * this machine but the API calls that read the log.
  */
 import { MedRecords } from "../client.js";
-import { discardBody } from "../internal/discard-body.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
-import { parseDuration } from "../mock/clock.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import type { Checkpoint, CheckpointStore } from "../poller/checkpoint.js";
+import type { CheckpointStore } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
-import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import {
@@ -34,6 +31,7 @@ import {
   redactor,
 } from "./events-tail.js";
 import { OutputClosedError } from "./process-output.js";
+import { parseSince, positionSince } from "./since.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
 
@@ -79,13 +77,20 @@ Environment:
   MEDRECORDS_BASE_URL     address of the service when --base-url is not given
 
 Output: one line when ready (with the secret), then one line per attempt:
-  <time>  <type>  <event id>  <status>  <milliseconds>ms
-The status is the receiver's HTTP status, "timeout", or error(<code>); a
-failed attempt adds when it is retried. Retries pending when the command
-stops are listed on stderr (start again with --since to send them again).
+  <time>  <type>  <event id>  <retrieval request>  <what>  <status>  <ms>ms
+<time> is the event's, on the service's clock (a mock's, however advanced or
+sped up: what the receiver sees), not this machine's; <event id> is cut short
+(rr- and 8 characters); <what> is the new status/stage, the action request,
+or the documents released. <status> is the receiver's HTTP status,
+"timeout", or error(<code>); a failed attempt adds when it is retried.
+Retries pending when the command stops are listed on stderr (start again
+with --since to send them again).
 
-Example, with \`medrecords mock --autopilot\` in another terminal:
-  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010 MEDRECORDS_API_KEY=<key it printed>
+Example, against a mock that accepts your own key (and keeps it across its
+restarts):
+  export MEDRECORDS_API_KEY=medrecords_sk_live_$(openssl rand -hex 16)
+  medrecords mock --autopilot --speed 60 &
+  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010
   medrecords listen --forward-to http://localhost:3000/webhooks
 `;
 
@@ -132,7 +137,7 @@ export async function listenCommand(
   if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
     throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
   }
-  const since = flags.since === undefined ? undefined : sinceFlag(flags.since, io.env);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, io.env, SEE_HELP);
   const intervalMs =
     flags.interval === undefined
       ? DEFAULT_INTERVAL_MS
@@ -166,13 +171,11 @@ export async function listenCommand(
   } catch (error) {
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
   }
-  // A mock on a fast clock runs ahead of this machine's: see ahead-checkpoint.ts.
-  const position = aheadTolerantStore(
+  // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
+  const store: CheckpointStore =
     flags.checkpoint === undefined
       ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint),
-  );
-  const store: CheckpointStore = position.store;
+      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
   const secret = flags.secret ?? newSecret();
   const forwarder = createForwarder({
     url: forwardTo,
@@ -198,9 +201,7 @@ export async function listenCommand(
     const saved = await store.load();
     if (saved === null) {
       const start =
-        since === undefined
-          ? await positionAfterNewest(mr, types)
-          : await positionSince(mr, since, apiFetch, apiKey);
+        since === undefined ? await positionAfterNewest(mr, types) : await positionSince(mr, since);
       if (start !== null) await store.save(start);
     } else if (since !== undefined) {
       io.stderr(
@@ -216,7 +217,7 @@ export async function listenCommand(
       // Checked against the SDK's event types when the flags were parsed.
       types: types as EventType[],
       pageSize: PAGE_SIZE,
-      onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
+      onEvent: (event) => forwarder.deliver(event),
       onGap: warn,
     });
     const stop = () => void poller.stop();
@@ -258,48 +259,6 @@ function eventsFlag(value: string | undefined): string[] {
     );
   }
   return types;
-}
-
-type Since = { backMs: number } | { atMs: number };
-
-function sinceFlag(value: string, env: CommandIo["env"]): Since {
-  const text = value.trim();
-  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text)) return { backMs: parseDuration(text) };
-  const atMs = /^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}:\d{2}))?$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN;
-  if (Number.isNaN(atMs)) {
-    throw new UsageError(
-      `--since needs a duration such as 30m, 2h or 1d, or an ISO 8601 date-time with offset, not ${shown(value, env)}; ${SEE_HELP}`,
-    );
-  }
-  return { atMs };
-}
-
-/**
- * A `--since` start. A duration counts back from the service's time (the
- * Date header of a read of the log, as the poller reads it), not this
- * machine's: a mock's clock may be anywhere.
- */
-async function positionSince(
-  mr: MedRecords,
-  since: Since,
-  apiFetch: typeof fetch,
-  apiKey: string,
-): Promise<Checkpoint> {
-  let atMs: number;
-  if ("atMs" in since) {
-    atMs = since.atMs;
-  } else {
-    // The key goes to the client's own base URL only.
-    const response = await apiFetch(`${mr.baseUrl.replace(/\/+$/, "")}/v2/events?limit=1`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    });
-    discardBody(response);
-    const serverMs = Date.parse(response.headers.get("date") ?? "");
-    atMs = (Number.isNaN(serverMs) ? Date.now() : serverMs) - since.backMs;
-  }
-  return { created_at: new Date(atMs).toISOString(), ids_at_created_at: [] };
 }
 
 /** `whsec_` and 32 base62 characters, as the service's secrets look. */

@@ -256,6 +256,32 @@ export class DownloadError extends MedRecordsError {
   }
 }
 
+/**
+ * A custody log (`custodyLog`) could not take an entry: it cannot be written
+ * or read, or its chain does not verify (appending to it would bless the
+ * break). A download that could not be logged fails with it at the end of
+ * its stream, so the bytes are never handed over as if they were logged.
+ */
+export class CustodyLogError extends MedRecordsError {
+  override name = "CustodyLogError";
+  /** Which log, as its factory was configured: `fileCustodyLog ("custody.jsonl")`. */
+  readonly log: string;
+  /** Why, in a sentence (also the end of `message`). */
+  readonly reason: string;
+  /** The `seq` where the chain breaks, when that is why; null otherwise. */
+  readonly firstBadSeq: number | null;
+  constructor(
+    log: string,
+    reason: string,
+    options: { cause?: unknown; firstBadSeq?: number | null } = {},
+  ) {
+    super(`${log}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.log = log;
+    this.reason = reason;
+    this.firstBadSeq = options.firstBadSeq ?? null;
+  }
+}
+
 /** Seconds from a `Retry-After` value (delta-seconds or HTTP-date). */
 export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
   if (value === null || value.trim() === "") return undefined;

@@ -14,6 +14,7 @@ import {
 } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { keyHint } from "../internal/key-hint.js";
 import { proxyConfigured } from "../internal/proxy-env.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
@@ -126,6 +127,8 @@ export class Core {
   readonly userAgent: string | undefined = userAgent();
   /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
   readonly log: RequestLog;
+  /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
+  readonly keyHint: string;
   readonly #apiKey: string;
   /** The headers of a call that adds none of its own; ky copies them before use. */
   readonly #headers: Readonly<Record<string, string>>;
@@ -159,6 +162,7 @@ export class Core {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
     this.#apiKey = apiKey;
+    this.keyHint = keyHint(apiKey);
     this.log = new RequestLog(options.logger, options.logLevel);
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;

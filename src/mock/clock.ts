@@ -7,6 +7,7 @@
  * "retry in 10 s" clears without anyone advancing it. Both hang deliveries,
  * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
+import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
 
 export interface MockClock {
   /**
@@ -69,16 +70,7 @@ export function retryAfterHint(clock: MockClock, seconds: number): string {
     : `retry in ${seconds} s of the mock's clock`;
 }
 
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-const DURATION_HINT =
-  'a number of milliseconds, or a string like "500ms", "90s", "15m", "2h" or "31d"';
+const DURATION_HINT = `a number of milliseconds, or a string like ${DURATION_EXAMPLES}`;
 
 /** Milliseconds in a duration given as a number of ms or a string like "15m". */
 export function parseDuration(by: number | string): number {
@@ -88,13 +80,11 @@ export function parseDuration(by: number | string): number {
     }
     return by;
   }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(String(by));
-  const amount = match?.[1];
-  const unit = match?.[2];
-  if (amount === undefined || unit === undefined) {
+  const ms = parseDurationText(String(by));
+  if (ms === undefined) {
     throw new RangeError(`Invalid duration ${JSON.stringify(by)}: expected ${DURATION_HINT}.`);
   }
-  return Math.round(Number(amount) * (UNIT_MS[unit] ?? 1));
+  return ms;
 }
 
 /** Epoch milliseconds of a Date, an ISO string or a number; throws on an invalid date. */

@@ -157,8 +157,8 @@ export function createControlApi(
   );
   route("POST", "/retrieval-requests/:id/cancel", ({ params }) => json(200, rr.cancel(id(params))));
   route("POST", "/deliveries/flush", async () => {
-    await service.deliveries.flush();
-    return json(200, { flushed: true });
+    const result = await service.deliveries.flush();
+    return json(200, { flushed: true, ...result });
   });
   route("GET", "/deliveries/inbox", () => json(200, { results: service.deliveries.inbox }));
   route("GET", "/faults", () => json(200, service.faults.current()));

@@ -223,6 +223,8 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Every answer, control API and refusals included, carries the service's time, as handle() stamps its own.
+  res.setHeader("date", service.clock.now().toUTCString());
   const abort = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) abort.abort();

@@ -25,11 +25,12 @@ import { StoreUnavailableError } from "../stores/store-error.js";
 import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
 import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
 import {
+  assertCheckpointPossible,
   type Checkpoint,
   CheckpointCursor,
   type CheckpointStore,
   compareInstants,
-  parseLoadedCheckpoint,
+  parseCheckpoint,
 } from "./checkpoint.js";
 import { isCheckpointLeaseStore } from "./checkpoint-lease.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
@@ -405,10 +406,8 @@ class EventCatchUp implements CatchUpPoller {
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
     const stored = await this.#store.load();
-    const loaded =
-      stored === null
-        ? null
-        : parseLoadedCheckpoint(stored, this.#store.description ?? DEFAULT_DESCRIPTION, Date.now());
+    const where = this.#store.description ?? DEFAULT_DESCRIPTION;
+    const loaded = stored === null ? null : parseCheckpoint(stored, where);
     const position = new CheckpointCursor(loaded);
     let processed = 0;
     let duplicates = 0;
@@ -440,6 +439,8 @@ class EventCatchUp implements CatchUpPoller {
     let page = this.#hold(await this.#reader.list(query));
 
     if (loaded !== null) {
+      // Judged by the service's clock, which the first response brings (its Date header).
+      assertCheckpointPossible(loaded, where, page.serverTimeMs);
       // Rounded up: the Date header has whole seconds, and a gap must not be missed.
       const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
       const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();

@@ -30,9 +30,14 @@ const newMock = (name: string) => ({
   lookupHost: async () => ["93.184.215.14"],
 });
 
+// Two services used by one test only, with one idSeed: the same calls give them the same ids.
 const {
-  services: { mock, twin },
-} = await useReferenceServers({ mock: newMock("api"), twin: newMock("twin") });
+  services: { mock, twin, seeded },
+} = await useReferenceServers({
+  mock: newMock("api"),
+  twin: { ...newMock("twin"), idSeed: "e2e-twins" },
+  seeded: { ...newMock("seeded"), idSeed: "e2e-twins" },
+});
 let sent: string[] = [];
 
 function clientFor(service: MockServiceCore, key = service.apiKeys.create()) {
@@ -49,8 +54,10 @@ const mr = clientFor(mock);
 beforeEach(() => {
   mock.reset();
   twin.reset();
+  seeded.reset();
   mock.clock.set(NOW);
   twin.clock.set(NOW);
+  seeded.clock.set(NOW);
   sent = [];
 });
 
@@ -273,14 +280,19 @@ describe("the whole life of a retrieval request", () => {
     });
   });
 
-  it("an identical run on a fresh mock with the same clock start gives the same event ids", async () => {
-    const first = await wholeLife(mock, mr);
-    const second = await wholeLife(twin, clientFor(twin));
+  it("an identical run on a fresh mock with the same idSeed and clock start gives the same event ids", async () => {
+    const first = await wholeLife(twin, clientFor(twin));
+    const second = await wholeLife(seeded, clientFor(seeded));
     expect(second.id).toBe(first.id);
     const ids = (service: MockServiceCore) =>
       eventLogForTesting(service).map((e) => [e.type, e.id]);
-    expect(ids(twin)).toEqual(ids(mock));
-    expect(ids(mock)).toHaveLength(7);
+    expect(ids(seeded)).toEqual(ids(twin));
+    expect(ids(twin)).toHaveLength(7);
+    // Without the seed, the same run shares no id with them.
+    const other = await wholeLife(mock, mr);
+    expect(other.id).not.toBe(first.id);
+    const unseeded = new Set(ids(mock).map(([, id]) => id));
+    expect(ids(twin).filter(([, id]) => unseeded.has(id))).toEqual([]);
   });
 });
 

@@ -21,7 +21,6 @@ import {
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
-import { randomBase62 } from "./ids.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
 import { nonPublicHostReason } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
@@ -45,11 +44,53 @@ export interface InboxDelivery {
   attempt: number;
 }
 
+/**
+ * A Fetch-style webhook handler (what `createWebhookHandler` returns) that
+ * takes every delivery in-process, whatever the webhook's URL.
+ */
+export type DeliveryTarget = (request: Request) => Response | Promise<Response>;
+
+/** One delivery attempt that did not get a 2xx, as `deliveries.flush()` reports it (never a body). */
+export interface FailedDeliveryAttempt {
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  /** The receiver's HTTP status; null when no response came. */
+  status_code: number | null;
+  /**
+   * Why it failed: `HTTP <status>`, `timeout`, `connection refused`,
+   * `connection failed (<code>)`, `redirect not followed (HTTP <status>)`,
+   * `not sent: <reason>`, or `handler threw: <message>` (`deliverTo`).
+   */
+  error: string;
+}
+
+/**
+ * The most failures `flush()` keeps between two calls, the newest: a server
+ * nobody flushes (`medrecords mock` delivering for a developer) must not
+ * grow without bound.
+ */
+export const FLUSH_FAILURES_KEPT = 1000;
+
+/** What `await mock.deliveries.flush()` resolves to: the attempts finished since the previous flush. */
+export interface DeliveryFlushResult {
+  /** Attempts finished (answered, failed or timed out), duplicates injected by `mock.faults` included. */
+  attempted: number;
+  /** Those answered 2xx (every attempt in `delivery: "inbox"` mode). */
+  succeeded: number;
+  /** Each of the others, oldest first (the newest 1000, `FLUSH_FAILURES_KEPT`). */
+  failed: FailedDeliveryAttempt[];
+}
+
 /** How deliveries travel, and what is in flight. Outlives `reset()`, like the clock. */
 export interface DeliveryRuntime {
   readonly mode: DeliveryMode;
   /** The caller's transport; undefined means whatever `globalThis.fetch` is at send time. */
   readonly fetch: typeof fetch | undefined;
+  /** `deliverTo`: every delivery goes in-process to this handler instead of `fetch`. */
+  deliverTo: DeliveryTarget | undefined;
+  /** Attempts finished since the last `flush()`, for its result. */
+  finished: { attempted: number; succeeded: number; failed: FailedDeliveryAttempt[] };
   /** Per-attempt bound, 5 s as the spec says; tests of the timeout shorten it. */
   readonly timeoutMs: number;
   readonly inflight: Set<Promise<unknown>>;
@@ -67,6 +108,7 @@ export interface DeliveryRuntime {
 export function createDeliveryRuntime(options: {
   mode?: DeliveryMode | undefined;
   fetch?: typeof fetch | undefined;
+  deliverTo?: DeliveryTarget | undefined;
   timeoutMs?: number | undefined;
   faults?: DeliveryFaults | undefined;
 }): DeliveryRuntime {
@@ -74,9 +116,12 @@ export function createDeliveryRuntime(options: {
   if (mode !== "fetch" && mode !== "inbox") {
     throw new TypeError('createMockService: delivery must be "fetch" or "inbox".');
   }
+  checkDeliveryTarget(options.deliverTo, mode, "createMockService: deliverTo");
   return {
     mode,
     fetch: options.fetch,
+    deliverTo: options.deliverTo,
+    finished: { attempted: 0, succeeded: 0, failed: [] },
     timeoutMs: options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS,
     inflight: new Set(),
     inbox: [],
@@ -85,16 +130,39 @@ export function createDeliveryRuntime(options: {
   };
 }
 
+/** Refuses a `deliverTo` that is not a function, or one beside `delivery: "inbox"` (which sends nothing). */
+export function checkDeliveryTarget(
+  target: unknown,
+  mode: DeliveryMode,
+  where: string,
+): asserts target is DeliveryTarget | undefined {
+  if (target === undefined) return;
+  if (typeof target !== "function") {
+    throw new TypeError(
+      `${where} must be a Fetch-style handler, (request: Request) => Response, such as createWebhookHandler(...) returns.`,
+    );
+  }
+  if (mode === "inbox") {
+    throw new TypeError(
+      `${where}: the mock records deliveries in its inbox (delivery: "inbox") and sends none; use one or the other.`,
+    );
+  }
+}
+
 /**
  * Awaits every attempt in flight, including any that starts meanwhile; an
- * attempt held back by `mock.faults` reordering is sent now.
+ * attempt held back by `mock.faults` reordering is sent now. Resolves to
+ * what the attempts finished since the previous flush came to.
  */
-export async function flushDeliveries(runtime: DeliveryRuntime): Promise<void> {
+export async function flushDeliveries(runtime: DeliveryRuntime): Promise<DeliveryFlushResult> {
   for (;;) {
     runtime.faults?.release();
-    if (runtime.inflight.size === 0) return;
+    if (runtime.inflight.size === 0) break;
     await Promise.allSettled([...runtime.inflight]);
   }
+  const { finished } = runtime;
+  runtime.finished = { attempted: 0, succeeded: 0, failed: [] };
+  return finished;
 }
 
 /** Registers work with `flush()` and returns it unchanged. */
@@ -124,13 +192,17 @@ export interface AttemptOutcome {
   sentAtMs: number;
   /** Place in list order, taken when the attempt was made (not when its answer came). */
   seq: number;
+  /** The delivery's id, also taken when the attempt was made. */
+  id: string;
   success: boolean;
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** The short cause `flush()` reports for a failure (`HTTP 500`, `timeout`, ...); null on success. */
+  cause: string | null;
 }
 
-type Result = Omit<AttemptOutcome, "sentAtMs" | "seq">;
+type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
 /**
  * One attempt to the webhook's current URL, signed afresh. Never throws: a
@@ -145,6 +217,7 @@ export async function sendAttempt(
   const runtime = ctx.delivery;
   const sentAtMs = nowMs(ctx);
   const seq = nextSequence(ctx.state);
+  const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
   const turn = runtime.signing.then(async () => {
@@ -170,19 +243,58 @@ export async function sendAttempt(
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
   // DNS rebinding: a name checked at creation is resolved again before it is sent to.
+  // In-process (`deliverTo`) nothing is sent over the network, so nothing is looked up (webhook-urls.ts).
   const refused =
     inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
-    ? { success: true, status_code: 200, error: null, duration_ms: 0 }
+    ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
     : refused !== undefined
       ? {
           success: false,
           status_code: null,
           error: `Not sent: the host is ${refused}`,
           duration_ms: 0,
+          cause: `not sent: the host is ${refused}`,
         }
       : await post(runtime, url, headers, event.body);
-  return { sentAtMs, seq, ...result };
+  const { finished } = runtime;
+  finished.attempted += 1;
+  if (result.success) finished.succeeded += 1;
+  else {
+    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
+    finished.failed.push({
+      webhook_id: webhook.value.id,
+      event_id: event.id,
+      event_type: event.type,
+      status_code: result.status_code,
+      error: result.cause ?? "failed",
+    });
+  }
+  return { sentAtMs, seq, id, ...result };
+}
+
+/** The `deliverTo` handler threw instead of answering. */
+class HandlerThrew {
+  constructor(readonly error: unknown) {}
+}
+
+/** A delivery handed to `deliverTo` in-process, as the network would bring it. */
+function deliverInProcess(
+  target: DeliveryTarget,
+  url: string,
+  init: RequestInit & { signal: AbortSignal },
+): Promise<Response> {
+  const request = new Request(url, init);
+  const answer = Promise.resolve()
+    .then(() => target(request))
+    .catch((error: unknown) => {
+      throw new HandlerThrew(error);
+    });
+  // The 5-second bound holds in-process too: a handler that never answers is a timeout.
+  const timeout = new Promise<never>((_, reject) => {
+    init.signal.addEventListener("abort", () => reject(init.signal.reason), { once: true });
+  });
+  return Promise.race([answer, timeout]);
 }
 
 async function post(
@@ -195,14 +307,18 @@ async function post(
   const elapsed = () => Math.round(performance.now() - started);
   // Read at send time, so an MSW server started after the mock still intercepts.
   const send = runtime.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const target = runtime.deliverTo;
   try {
-    const response = await send(url, {
+    const init = {
       method: "POST",
       headers,
       body,
-      redirect: "manual",
+      redirect: "manual" as const,
       signal: AbortSignal.timeout(runtime.timeoutMs),
-    });
+    };
+    const response = await (target === undefined
+      ? send(url, init)
+      : deliverInProcess(target, url, init));
     const duration_ms = elapsed();
     discardBody(response);
     const { status } = response;
@@ -213,19 +329,31 @@ async function post(
         status_code: code,
         error: `Redirect${code ? ` (HTTP ${code})` : ""} not followed: the URL must answer 2xx itself`,
         duration_ms,
+        cause: `redirect not followed${code ? ` (HTTP ${code})` : ""}`,
       };
     }
     if (status >= 200 && status < 300) {
-      return { success: true, status_code: status, error: null, duration_ms };
+      return { success: true, status_code: status, error: null, duration_ms, cause: null };
     }
     return {
       success: false,
       status_code: status,
       error: `The endpoint answered HTTP ${status}`,
       duration_ms,
+      cause: `HTTP ${status}`,
     };
   } catch (error) {
     const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
+    if (error instanceof HandlerThrew) {
+      const message = error.error instanceof Error ? error.error.message : String(error.error);
+      return {
+        success: false,
+        status_code: null,
+        error: "The endpoint failed without answering",
+        duration_ms: elapsed(),
+        cause: `handler threw: ${message}`,
+      };
+    }
     const code = causeCode(error);
     return {
       success: false,
@@ -234,6 +362,11 @@ async function post(
         ? `No response within ${runtime.timeoutMs} ms`
         : `Connection failed${code ? ` (${code})` : ""}`,
       duration_ms: elapsed(),
+      cause: timedOut
+        ? "timeout"
+        : code === "ECONNREFUSED"
+          ? "connection refused"
+          : `connection failed${code ? ` (${code})` : ""}`,
     };
   }
 }
@@ -265,7 +398,7 @@ export function recordAttempt(
   kind: AttemptKind = {},
 ): WebhookDelivery {
   const record: WebhookDelivery = {
-    id: `whdel_${randomBase62(24)}`,
+    id: outcome.id,
     webhook_id: webhook.value.id,
     event_id: event.id,
     event_type: event.type,

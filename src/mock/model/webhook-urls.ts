@@ -47,7 +47,7 @@ export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Pr
     throw new MockApiError(
       400,
       "invalid_request",
-      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses.`,
+      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses. For a receiver on your machine: this mock accepts such URLs when started with --allow-private-webhook-urls (createMockService({ allowPrivateWebhookUrls: true })), and \`medrecords listen --forward-to <url>\` delivers the events of any service, the real one included, to a local URL without a webhook.`,
     );
   }
 }
@@ -68,6 +68,8 @@ export async function nonPublicHostReason(
   if (host.startsWith("[")) return nonPublicReason(host.slice(1, -1));
   if (parseIPv4(host)) return nonPublicReason(host);
   if (host === "localhost" || host.endsWith(".localhost")) return "a localhost name";
+  // Delivered in-process (`deliverTo`): the name is never reached, so nothing is looked up.
+  if (ctx.delivery.deliverTo !== undefined) return undefined;
   const addresses = await ctx.lookupHost(host).catch(() => []);
   for (const address of addresses) {
     const found = nonPublicReason(address);
