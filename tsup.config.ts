@@ -26,6 +26,11 @@ export default defineConfig([
     format: ["esm", "cjs"],
     define,
     dts: {
+      // Members marked `@internal` (the core behind the resources, the
+      // constructors `list()` and `new MedRecords()` call) stay out of the
+      // declarations, and with them the internal classes they name
+      // (scripts/check-declarations.mjs holds the shipped files to that).
+      compilerOptions: { stripInternal: true },
       entry: {
         index: "src/index.ts",
         webhooks: "src/webhooks/index.ts",

@@ -22,6 +22,7 @@ export {
   LimitExceededError,
   MedRecordsError,
   NotFoundError,
+  PaginationLoopError,
   PermissionError,
   RateLimitError,
   ResponseValidationError,
@@ -100,13 +101,14 @@ export {
 export type { Webhooks } from "./resources/webhooks.js";
 export * from "./schemas/cases.js";
 export {
+  DEFAULT_PAGE_LIMIT,
   ErrorBody,
   IsoDate,
   IsoDateTime,
-  ListEnvelope,
   ListParams,
   MimeType,
-  PageLimit,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
 export { EMAIL_PATTERN, Email } from "./schemas/email.js";

@@ -37,6 +37,7 @@ import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import { OutputClosedError } from "./process-output.js";
 import { parseSince, positionSince, type Since } from "./since.js";
+import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords events tail --help";
@@ -176,11 +177,11 @@ export async function eventsTail(
   // it) only once its line went out: a line the closed pipe refused prints
   // again on the next run.
   const print = async (event: AnyEvent) => {
-    await io.stdout(`${options.json ? JSON.stringify(event) : humanLine(event)}\n`);
+    await io.stdout(`${options.json ? terminalSafeJson(event) : humanLine(event)}\n`);
   };
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords events tail: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention, so events before ${gap.oldestAvailable} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords events tail: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention, so events before ${terminalSafe(gap.oldestAvailable)} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
     );
 
   try {
@@ -323,13 +324,15 @@ export async function positionAfterNewest(
   }
 }
 
-/** `<created_at>  <type>  <event id>  <object id or ->`. */
+/** `<created_at>  <type>  <event id>  <object id or ->`, each field terminal-safe. */
 function humanLine(event: AnyEvent): string {
   const data = event.data as Record<string, unknown>;
   const objectId = [data.retrieval_request_id, data.webhook_id].find(
     (value): value is string => typeof value === "string" && value !== "",
   );
-  return [event.created_at, event.type, event.id, objectId ?? "-"].join("  ");
+  return [event.created_at, event.type, event.id, objectId ?? "-"]
+    .map((field) => terminalSafe(String(field)))
+    .join("  ");
 }
 
 /** A checkpoint store whose failures name the file, as one CommandError line. */
@@ -362,7 +365,7 @@ export function failure(
   command = "events tail",
 ): Error {
   if (error instanceof CommandError || error instanceof UsageError) {
-    return new CommandError(redact(oneLine(error.message)));
+    return new CommandError(redact(terminalSafe(oneLine(error.message))));
   }
   const message = messageOf(error);
   let line: string;
@@ -379,7 +382,8 @@ export function failure(
   } else {
     line = `${command} failed: ${message}`;
   }
-  return new CommandError(redact(oneLine(line)));
+  // The message may quote the service's own words: nothing in it reaches the terminal raw.
+  return new CommandError(redact(terminalSafe(oneLine(line))));
 }
 
 export function redactor(apiKey: string): (text: string) => string {

@@ -32,6 +32,7 @@ import {
 } from "./events-tail.js";
 import { OutputClosedError } from "./process-output.js";
 import { parseSince, positionSince } from "./since.js";
+import { terminalSafe } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
 
@@ -60,8 +61,12 @@ Options:
   --since <when>          also forward the events since then: a duration back
                           from the service's time (30m, 2h, 1d) or an ISO 8601
                           date-time. Default: only events written after start.
-  --secret <whsec_...>    sign with this secret (keep one across runs);
-                          default: a new one, printed on start
+  --secret-file <file>    sign with the secret in <file> (keep one across
+                          runs); default: $MEDRECORDS_WEBHOOK_SECRET, else a
+                          new secret, printed on start
+  --secret <whsec_...>    the secret itself; visible in the process list and
+                          shell history (a warning says so): prefer the
+                          environment variable or --secret-file
   --checkpoint <file>     keep the position in <file> and resume from it on
                           the next run, without forwarding an event again
   --retry-schedule <s>    "dev": the service's retry delays divided by ${LISTEN_RETRY_SPEEDUP}
@@ -75,6 +80,8 @@ Environment:
   MEDRECORDS_API_KEY      the API key (required; never taken as a flag). It
                           needs webhooks:read and retrievals:read.
   MEDRECORDS_BASE_URL     address of the service when --base-url is not given
+  MEDRECORDS_WEBHOOK_SECRET  the secret to sign with, when neither --secret
+                          nor --secret-file is given
 
 Output: one line when ready (with the secret), then one line per attempt:
   <time>  <type>  <event id>  <retrieval request>  <what>  <status>  <ms>ms
@@ -106,6 +113,7 @@ export async function listenCommand(
       events: { type: "string" },
       since: { type: "string" },
       secret: { type: "string" },
+      "secret-file": { type: "string" },
       checkpoint: { type: "string" },
       "retry-schedule": { type: "string" },
       interval: { type: "string" },
@@ -131,9 +139,7 @@ export async function listenCommand(
   if (schedule !== "dev" && schedule !== "spec") {
     throw new UsageError(`--retry-schedule must be "dev" or "spec"; ${SEE_HELP}`);
   }
-  if (flags.secret !== undefined && !/^whsec_\S+$/.test(flags.secret)) {
-    throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
-  }
+  const given = await givenSecret(flags.secret, flags["secret-file"], io);
   if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
     throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
   }
@@ -176,7 +182,7 @@ export async function listenCommand(
     flags.checkpoint === undefined
       ? memoryCheckpoint()
       : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
-  const secret = flags.secret ?? newSecret();
+  const secret = given?.secret ?? newSecret();
   const forwarder = createForwarder({
     url: forwardTo,
     secret,
@@ -193,7 +199,7 @@ export async function listenCommand(
   });
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords listen: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords listen: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
     );
 
   try {
@@ -209,7 +215,7 @@ export async function listenCommand(
       );
     }
     await io.stdout(
-      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${flags.secret === undefined ? `the webhook secret ${secret}` : "the secret given by --secret"} (Ctrl-C to stop)\n`,
+      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${given === undefined ? `the webhook secret ${secret}` : `the secret from ${given.from}`} (Ctrl-C to stop)\n`,
     );
 
     const poller = mr.events.catchUp({
@@ -242,7 +248,7 @@ export async function listenCommand(
     const pending = forwarder.pending();
     if (pending.length > 0 && !(fatalError instanceof OutputClosedError)) {
       io.stderr(
-        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.join(", ")}\n`,
+        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.map(terminalSafe).join(", ")}\n`,
       );
     }
   }
@@ -259,6 +265,60 @@ function eventsFlag(value: string | undefined): string[] {
     );
   }
   return types;
+}
+
+const SECRET_SHAPE = /^whsec_\S+$/;
+
+/**
+ * The secret to sign with, if one was given: `--secret` (with a warning: the
+ * process list and shell history show it), `--secret-file` (its content, the
+ * line end trimmed), or MEDRECORDS_WEBHOOK_SECRET. `from` names the source
+ * for the ready line; the secret itself is never printed back.
+ */
+async function givenSecret(
+  flag: string | undefined,
+  file: string | undefined,
+  io: CommandIo,
+): Promise<{ secret: string; from: string } | undefined> {
+  if (flag !== undefined && file !== undefined) {
+    throw new UsageError(
+      `--secret and --secret-file are two ways to give one secret: pass one; ${SEE_HELP}`,
+    );
+  }
+  if (flag !== undefined) {
+    if (!SECRET_SHAPE.test(flag)) {
+      throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
+    }
+    io.stderr(
+      "medrecords listen: warning: --secret puts the secret in the process list and shell history; set MEDRECORDS_WEBHOOK_SECRET or pass --secret-file <file> instead.\n",
+    );
+    return { secret: flag, from: "--secret" };
+  }
+  if (file !== undefined) {
+    if (file.trim() === "") throw new UsageError(`--secret-file needs a file path; ${SEE_HELP}`);
+    let text: string;
+    try {
+      const { readFile } = await import("node:fs/promises");
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      throw new CommandError(`--secret-file: cannot read ${file}: ${messageOf(error)}`);
+    }
+    const secret = text.trim();
+    if (!SECRET_SHAPE.test(secret)) {
+      throw new CommandError(
+        `--secret-file: ${file} does not hold one secret shaped whsec_<secret> (its content is not shown)`,
+      );
+    }
+    return { secret, from: file };
+  }
+  const env = io.env.MEDRECORDS_WEBHOOK_SECRET;
+  if (env === undefined || env.trim() === "") return undefined;
+  if (!SECRET_SHAPE.test(env.trim())) {
+    throw new CommandError(
+      "MEDRECORDS_WEBHOOK_SECRET is set but is not shaped whsec_<secret> (its value is not shown)",
+    );
+  }
+  return { secret: env.trim(), from: "MEDRECORDS_WEBHOOK_SECRET" };
 }
 
 /** `whsec_` and 32 base62 characters, as the service's secrets look. */

@@ -6,9 +6,13 @@
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
+import { create as createCase } from "../contract/cases.js";
+import { create as createRequestor } from "../contract/requestors.js";
+import { create as createWebhook } from "../contract/webhooks.js";
 import { isLoopbackHost } from "../mock/control-guard.js";
 import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
 import { isApiKeyShaped, type Scope } from "../mock/model/api-keys.js";
+import { OPENAPI_PATH } from "../openapi/document.js";
 import { SCOPES } from "../schemas/scopes.js";
 import { parseFlags, portFlag } from "./args.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
@@ -144,7 +148,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       storage_url: server.storageUrl,
       control_url: server.controlUrl,
       inspector_url: server.inspectorUrl,
-      openapi_url: `${server.url}/v2/openapi.json`,
+      openapi_url: `${server.url}${OPENAPI_PATH}`,
       clock,
       speed,
       autopilot: flags.autopilot ?? false,
@@ -302,8 +306,14 @@ async function readSeed(path: string): Promise<Seed> {
 
 async function applySeed(server: MockServer, path: string, seed: Seed): Promise<SeedResult> {
   const key = server.apiKeys.create();
-  const create = async (collection: string, body: unknown, index: number) => {
-    const response = await server.fetch(`${server.url}/v2/${collection}`, {
+  // Each collection's create operation, as the contract declares it.
+  const paths = {
+    cases: createCase.path,
+    requestors: createRequestor.path,
+    webhooks: createWebhook.path,
+  };
+  const create = async (collection: keyof typeof paths, body: unknown, index: number) => {
+    const response = await server.fetch(`${server.url}${paths[collection]}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body),

@@ -6,6 +6,8 @@
  * case, facility and requestor, and a placeholder authorization PDF).
  */
 import { MedRecords } from "../client.js";
+import { test as testWebhook } from "../contract/webhooks.js";
+import { pathParamProblem } from "../core/path-param.js";
 import { MOCK_FACILITIES } from "../mock/model/facilities.js";
 import { DELIVERY_ONLY_EVENT_TYPES, EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
@@ -103,6 +105,12 @@ export async function triggerCommand(
     throw new UsageError(`which event? name an event type; ${SEE_HELP}`);
   }
   const type = eventType(first, io.env);
+  const given = flags["retrieval-request"];
+  // The client's own rule for ids: "." or ".." would reach another control path.
+  const problem = given === undefined ? undefined : pathParamProblem(given);
+  if (problem !== undefined) {
+    throw new UsageError(`--retrieval-request: ${problem}, such as ret_...; ${SEE_HELP}`);
+  }
   const mockUrl = (flags["mock-url"] ?? io.env.MEDRECORDS_BASE_URL)?.replace(/\/+$/, "");
   if (mockUrl === undefined || mockUrl === "" || !isHttpUrl(mockUrl)) {
     throw new UsageError(
@@ -163,7 +171,7 @@ function eventType(value: string, env: CommandIo["env"]): SubscribableEventType 
   if (unprefixed.length === 1) return unprefixed[0] as SubscribableEventType;
   if ([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES].includes(value)) {
     throw new UsageError(
-      `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: POST /v2/webhooks/{id}/test); trigger takes ${known.join(", ")}`,
+      `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: ${testWebhook.method} ${testWebhook.path}); trigger takes ${known.join(", ")}`,
     );
   }
   const closest = closestName(value, known);

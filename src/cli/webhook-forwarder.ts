@@ -12,6 +12,7 @@ import type { AnyEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS } from "../schemas/webhooks.js";
 import { signWebhook } from "../webhooks/sign.js";
+import { terminalSafe } from "./terminal-text.js";
 
 /** `medrecords listen` retries this many times faster than the service: 1 s, 5 s, 30 s, 2 min. */
 export const LISTEN_RETRY_SPEEDUP = 60;
@@ -107,7 +108,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         ? `  attempt ${n} of ${maxAttempts}, giving up`
         : `  attempt ${n} of ${maxAttempts}, retry in ${duration(delay)}`;
     await options.print(
-      `${event.summary ?? `${event.type}  ${event.id}`}  ${status}  ${ms}ms${what}\n`,
+      // The event's fields come from the service: nothing in them reaches the terminal raw.
+      `${terminalSafe(event.summary ?? `${event.type}  ${event.id}`)}  ${status}  ${ms}ms${what}\n`,
     );
     if (delay !== undefined && !signal.aborted) {
       const timer = setTimeout(() => {

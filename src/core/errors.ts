@@ -242,6 +242,25 @@ export class UploadError extends MedRecordsError {
   }
 }
 
+/**
+ * The service answered a list page whose `next` (or `previous`) link leads to
+ * a page already fetched in the same walk: a repeated link or cursor.
+ * Following it would never end, so the walk (`for await`, `pages()`,
+ * `toArray()`, the catch-up poller's run) stops with this error instead. The
+ * message names neither the link nor its cursor.
+ */
+export class PaginationLoopError extends MedRecordsError {
+  override name = "PaginationLoopError";
+  /** Which link repeated. */
+  readonly direction: "next" | "previous";
+  constructor(direction: "next" | "previous", what = "list") {
+    super(
+      `The ${what}'s \`${direction}\` link repeats a page already fetched in this walk (the same cursor): following it would never end, so the walk stopped. The service (or something between it and this client) answered a looping link; retry later, and quote the request ids of the responses to support.`,
+    );
+    this.direction = direction;
+  }
+}
+
 /** A presigned download address refused the file (`documents.content`, `retrievalRequests.documentContent`). */
 export class DownloadError extends MedRecordsError {
   override name = "DownloadError";

@@ -33,6 +33,7 @@ import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
+import { pathParamProblem } from "./path-param.js";
 import { retryPolicy } from "./retry-policy.js";
 import { type CallSpan, startCallSpan } from "./tracing.js";
 
@@ -567,22 +568,11 @@ function pathTemplate(path: string): PathTemplate {
   return template;
 }
 
-/** One path parameter, checked and encoded. */
+/** One path parameter, checked (path-param.ts) and encoded. */
 function pathSegment(op: Operation, name: string, value: unknown): string {
-  if (typeof value !== "string" || value === "") {
-    throw validateError(describeOperation(op), name, "Expected a non-empty string identifier");
-  }
-  // A segment of "." or ".." is resolved away by every URL parser, so
-  // `retrieve("..")` would call another route (GET /v2/, a list).
-  if (value === "." || value === "..") {
-    throw validateError(describeOperation(op), name, 'Expected an identifier, not "." or ".."');
-  }
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    // A lone surrogate has no UTF-8 form (URIError), so no address can carry it.
-    throw validateError(describeOperation(op), name, "Expected a well-formed string identifier");
-  }
+  const problem = pathParamProblem(value);
+  if (problem !== undefined) throw validateError(describeOperation(op), name, problem);
+  return encodeURIComponent(value as string);
 }
 
 /** A `ValidationError` naming one field, for a request the SDK refuses before sending. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { sha256Hex } from "./sha256.js";
 
 /** 64 lowercase hex characters: a SHA-256 digest as every custody field writes it. */
@@ -42,7 +43,7 @@ export const CustodyEntry = z.object({
   /** SHA-256 of the entry's canonical form (see {@link canonicalEntry}), lowercase hex. */
   hash: Hex64,
 });
-export type CustodyEntry = z.infer<typeof CustodyEntry>;
+export interface CustodyEntry extends Wire.CustodyEntry {}
 
 /** What the client hands a log to append: an entry before the log numbers and chains it. */
 export type CustodyRecord = Omit<CustodyEntry, "seq" | "prev_hash" | "hash">;

@@ -98,13 +98,20 @@ export interface MockServiceOptions {
   deliverTo?: (request: Request) => Response | Promise<Response>;
   /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
-   * private address. A name that does not resolve is accepted (its
-   * deliveries fail). Asked again before each delivery attempt, which is not
-   * sent when the name now resolves to a private address (DNS rebinding).
-   * Not called when `allowPrivateWebhookUrls` is true.
-   * @default node:dns lookup of every address, except names reserved for
-   * testing (`*.test`, `*.example`, `*.invalid`, `example.com/net/org`), which
-   * are never looked up so that a test suite sends no DNS traffic
+   * private address: resolves to every address, to `[]` for a name that does
+   * not exist, and rejects when the name cannot be resolved now. At creation
+   * (and on a URL change) a name with a private address is refused (400), and
+   * so is one whose lookup fails; one that does not exist is accepted (its
+   * deliveries fail); names reserved for testing (`*.test`, `*.example`,
+   * `*.invalid`, `example.com/net/org`) are not looked up by the default then, so a test
+   * suite under MSW sends no DNS query. Each delivery attempt that really
+   * connects resolves the name once, checks every address and connects only
+   * to those (DNS rebinding cannot slip a private address in between); a name
+   * that fails to resolve, has no address or any private one is not sent to.
+   * An interceptor (MSW) answers before that lookup. With your own `fetch`,
+   * the name is resolved and checked just before the attempt, but where your
+   * fetch connects is up to it. Not called when `allowPrivateWebhookUrls` is true.
+   * @default node:dns lookup of every address
    * @example async () => ["93.184.215.14"]
    */
   lookupHost?: (hostname: string) => Promise<readonly string[]>;
@@ -114,6 +121,8 @@ export interface MockServiceOptions {
 export interface InternalMockServiceOptions {
   /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
   deliveryTimeoutMs?: number;
+  /** Addresses taken for public at delivery, so a loopback receiver can stand in for a public host. */
+  publicAddressesForTesting?: readonly string[];
   /** Sees every answer of the API origin, e.g. to check it against openapi.json. */
   onApiResponse?: (request: Request, response: Response) => void;
 }
@@ -269,6 +278,7 @@ export function createMockServiceCore(
       deliverTo: options.deliverTo,
       timeoutMs: internal.deliveryTimeoutMs,
       faults: faults.delivery,
+      publicForTesting: internal.publicAddressesForTesting,
     }),
     state: createState(),
   };

@@ -179,7 +179,13 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
 // (EMAIL_PATTERN) as the pattern beside the format.
 const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "uuid"]);
 
-function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+export function override({
+  zodSchema,
+  jsonSchema,
+}: {
+  zodSchema: unknown;
+  jsonSchema: JsonSchema;
+}) {
   const def = (zodSchema as z.ZodType)._zod.def;
   if (typeof jsonSchema.format === "string" && FORMATS_WITH_ZOD_PATTERN.has(jsonSchema.format)) {
     delete jsonSchema.pattern;
@@ -210,7 +216,9 @@ function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: J
  * string, so nothing on the wire matches it (`{ not: {} }`, then dropped by
  * `wireForm`). Anything else is a new case to decide, not to paper over.
  */
-function unrepresentable(allowDate: boolean): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
+export function unrepresentable(
+  allowDate: boolean,
+): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
   return ({ zodSchema, message, path }) => {
     if (zodSchema === (OpenEnumOther as z.core.$ZodType)) return { type: "string" };
     if (allowDate && zodSchema._zod.def.type === "date") return { not: {} };

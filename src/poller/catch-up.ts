@@ -12,6 +12,7 @@
  * unsaved events of one page and loses none.
  */
 import { MedRecordsError } from "../core/errors.js";
+import { LinkWalk } from "../core/pagination.js";
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
@@ -437,6 +438,8 @@ class EventCatchUp implements CatchUpPoller {
     if (this.#options.types !== undefined) query.type = [...this.#options.types];
     if (loaded !== null) query.created_after = loaded.created_at;
     let page = this.#hold(await this.#reader.list(query));
+    // A link that repeats within this run would make it loop forever.
+    const walk = new LinkWalk(null, "event log");
 
     if (loaded !== null) {
       // Judged by the service's clock, which the first response brings (its Date header).
@@ -457,6 +460,7 @@ class EventCatchUp implements CatchUpPoller {
     // To the oldest page, holding one page at a time.
     while (page.next !== null) {
       if (this.#stopping) return result();
+      walk.follow("next", page.next);
       page = this.#hold(await this.#reader.follow(page.next));
     }
 
@@ -490,6 +494,7 @@ class EventCatchUp implements CatchUpPoller {
       }
       await save();
       if (inProgress > 0 || page.previous === null || this.#stopping) break;
+      walk.follow("previous", page.previous);
       page = this.#hold(await this.#reader.follow(page.previous));
     }
     this[diagnostics].eventsHeld = 0;

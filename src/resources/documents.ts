@@ -31,9 +31,21 @@ export class Documents extends APIResource {
     return this.core.call(documents.update, { params: { document_id: documentId }, body }, options);
   }
 
-  /** A presigned address for the bytes, valid for `expires_in` seconds (3600); fetch it without the API key. */
-  download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+  /**
+   * A presigned address for the bytes (`download_url`), valid for
+   * `expires_in` seconds (3600); fetch it without the API key. For the bytes
+   * themselves, {@link Documents.content}.
+   */
+  downloadUrl(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
     return this.core.call(documents.download, { params: { document_id: documentId } }, options);
+  }
+
+  /**
+   * @deprecated Use {@link Documents.downloadUrl}, the same call under a name
+   * that says it gives an address (and {@link Documents.content} for the bytes).
+   */
+  download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+    return this.downloadUrl(documentId, options);
   }
 
   /**
@@ -67,7 +79,7 @@ export class Documents extends APIResource {
   #file(documentId: string, options: RequestOptions | undefined): DownloadSource {
     return {
       where: describeOperation(documents.download),
-      sign: () => this.download(documentId, options),
+      sign: () => this.downloadUrl(documentId, options),
       describe: async () => {
         const { case_id, file_name, file_type } = await this.retrieve(documentId, options);
         return { document_id: documentId, case_id, file_name, file_type };

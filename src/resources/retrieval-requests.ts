@@ -222,17 +222,31 @@ export class RetrievalRequests extends APIResource {
   }
 
   /**
-   * A presigned address for a record or invoice file, valid for `expires_in`
-   * seconds (3600); fetch it without the API key. An invoice that is not
-   * `ready` yet is refused with a `ConflictError` (`document_not_ready`).
+   * A presigned address for a record or invoice file (`download_url`), valid
+   * for `expires_in` seconds (3600); fetch it without the API key. An invoice
+   * that is not `ready` yet is refused with a `ConflictError`
+   * (`document_not_ready`). For the bytes themselves, {@link RetrievalRequests.documentContent}.
    */
-  downloadDocument(
+  documentDownloadUrl(
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
   ): APIPromise<DownloadResponse> {
     const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
     return this.core.call(retrievalRequests.downloadDocument, { params }, options);
+  }
+
+  /**
+   * @deprecated Use {@link RetrievalRequests.documentDownloadUrl}, the same
+   * call under a name that says it gives an address (and
+   * {@link RetrievalRequests.documentContent} for the bytes).
+   */
+  downloadDocument(
+    retrievalRequestId: string,
+    documentId: string,
+    options?: RequestOptions,
+  ): APIPromise<DownloadResponse> {
+    return this.documentDownloadUrl(retrievalRequestId, documentId, options);
   }
 
   /**
@@ -275,7 +289,7 @@ export class RetrievalRequests extends APIResource {
   ): DownloadSource {
     return {
       where: describeOperation(retrievalRequests.downloadDocument),
-      sign: () => this.downloadDocument(retrievalRequestId, documentId, options),
+      sign: () => this.documentDownloadUrl(retrievalRequestId, documentId, options),
       describe: async () => {
         const request = await this.retrieve(retrievalRequestId, options);
         const document = request.documents.find((d) => d.id === documentId);

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDate, IsoDateTime, isPastDate, ListParams, openEnum } from "./common.js";
 import { Email, EmailOut } from "./email.js";
 
@@ -58,7 +59,7 @@ export const Case = z.strictObject({
   /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
-export type Case = z.infer<typeof Case>;
+export interface Case extends Wire.Case {}
 
 /** Longest case `title` (spec, Case fields). */
 export const CASE_TITLE_MAX = 500;
@@ -81,6 +82,8 @@ const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
  * Builds the CaseCreate schema against a clock, because `date_of_injury` must
  * lie in the past of whoever validates: the caller's clock in the client, the
  * injected clock in the reference server.
+ *
+ * @internal For the reference server; users validate with {@link CaseCreate}.
  */
 export function makeCaseCreate(now: () => number = () => Date.now()) {
   return z.strictObject({
@@ -102,9 +105,9 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
     date_of_injury: IsoDate.refine((d) => isPastDate(d, now()), "Must be in the past").optional(),
     /** `YYYY-MM-DD`. */
     deposition_date: IsoDate.optional(),
-    /** @default "personal_injury" */
+    /** What kind of legal matter the case is. @default "personal_injury" */
     case_category: CaseCategory.optional(),
-    /** `archived` is refused on creation. @default "active" */
+    /** Where the case stands; `archived` is refused on creation. @default "active" */
     status: z
       .enum(["active", "pending", "closed"], {
         error:
@@ -118,7 +121,7 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
 
 /** Request body of case creation. Unknown properties are refused. */
 export const CaseCreate = makeCaseCreate();
-export type CaseCreate = z.infer<typeof CaseCreate>;
+export interface CaseCreate extends Wire.CaseCreate {}
 
 /** Request body of a partial case update: only supplied fields change. */
 export const CaseUpdate = z.strictObject({
@@ -133,11 +136,11 @@ export const CaseUpdate = z.strictObject({
   /** Up to 255 characters; null clears it. */
   external_id: externalId.nullable().optional(),
 });
-export type CaseUpdate = z.infer<typeof CaseUpdate>;
+export interface CaseUpdate extends Wire.CaseUpdate {}
 
 /** Query of `mr.cases.list()`: the page size and cursor of every list, and the `external_id` filter. */
 export const CaseListParams = ListParams.extend({
   /** Only the cases whose `external_id` is exactly this (1 to 255 characters). */
   external_id: z.string().min(1).max(CASE_EXTERNAL_ID_MAX).optional(),
 });
-export type CaseListParams = z.infer<typeof CaseListParams>;
+export interface CaseListParams extends Wire.CaseListParams {}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 
 /**
  * The open part of every `openEnum`: any other string. One shared instance,
@@ -80,7 +81,7 @@ export const ErrorBody = z.object({
     message: z.string(),
   }),
 });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+export interface ErrorBody extends Wire.ErrorBody {}
 
 /** Smallest page size of list endpoints. */
 export const PAGE_LIMIT_MIN = 1;
@@ -121,7 +122,7 @@ export const ListParams = z.strictObject({
   /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
   cursor: z.string().min(1).optional(),
 });
-export type ListParams = z.infer<typeof ListParams>;
+export interface ListParams extends Wire.ListParams {}
 
 // An absolute link, a URI in the OpenAPI document; parsed as any string.
 const PageLink = z.string().meta({ format: "uri" });

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
 import { Email, EmailOut } from "./email.js";
 
@@ -28,7 +29,7 @@ export const Requestor = z.strictObject({
   /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
-export type Requestor = z.infer<typeof Requestor>;
+export interface Requestor extends Wire.Requestor {}
 
 const name = z.string().min(1).max(REQUESTOR_NAME_MAX);
 const email = Email.max(REQUESTOR_EMAIL_MAX);
@@ -46,7 +47,7 @@ export const RequestorCreate = z.strictObject({
   /** Up to 50 characters. */
   phone: phone.optional(),
 });
-export type RequestorCreate = z.infer<typeof RequestorCreate>;
+export interface RequestorCreate extends Wire.RequestorCreate {}
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
@@ -59,8 +60,8 @@ export const RequestorUpdate = z.strictObject({
   /** Up to 50 characters; null clears it. */
   phone: phone.nullable().optional(),
 });
-export type RequestorUpdate = z.infer<typeof RequestorUpdate>;
+export interface RequestorUpdate extends Wire.RequestorUpdate {}
 
 /** Query of `mr.requestors.list()`: the page size and cursor of every list. */
 export const RequestorListParams = ListParams;
-export type RequestorListParams = z.infer<typeof RequestorListParams>;
+export type RequestorListParams = ListParams;

@@ -24,7 +24,12 @@ export type WebhookVerificationReason =
   /** Signed correctly, but the body is not an event or disagrees with its headers. */
   | "invalid_payload"
   /** `payload` is not the raw body (for example an already parsed object). */
-  | "payload_not_raw";
+  | "payload_not_raw"
+  /**
+   * The body is larger than `maxBodyBytes` (by its `Content-Length` or as
+   * read): `createWebhookHandler` only, which answers 413 without reading further.
+   */
+  | "body_too_large";
 
 /** What a {@link WebhookVerificationError} carries beyond its reason, depending on the reason. */
 export interface WebhookVerificationErrorDetails {

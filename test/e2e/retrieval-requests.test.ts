@@ -164,9 +164,10 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
   ]);
   const docs = await client.retrievalRequests.listDocuments(id);
   expect(docs.results.map((d) => d.id).sort()).toEqual([...recordIds].sort());
-  const chart = await client.retrievalRequests.downloadDocument(id, recordIds[0]!);
+  const chart = await client.retrievalRequests.documentDownloadUrl(id, recordIds[0]!);
   expect(chart.expires_in).toBe(3600);
   expect(await bytesAt(chart.download_url)).toBe("%PDF-1.4 chart");
+  // `downloadDocument`, the deprecated name of `documentDownloadUrl`, still works.
   const xray = await client.retrievalRequests.downloadDocument(id, recordIds[1]!);
   expect(new Uint8Array(await (await fetch(xray.download_url)).arrayBuffer())).toEqual(
     new Uint8Array([137, 80, 78, 71]),
@@ -185,12 +186,12 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
     ready: false,
   });
   const refused = await client.retrievalRequests
-    .downloadDocument(id, invoiceId)
+    .documentDownloadUrl(id, invoiceId)
     .catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(ConflictError);
   expect(refused).toMatchObject({ status: 409, code: "document_not_ready" });
   service.retrievalRequests.markInvoiceReady(id, invoiceId);
-  const invoice = await client.retrievalRequests.downloadDocument(id, invoiceId);
+  const invoice = await client.retrievalRequests.documentDownloadUrl(id, invoiceId);
   expect(await bytesAt(invoice.download_url)).toBe("%PDF-1.4 invoice");
   expect((await client.retrievalRequests.retrieve(id)).costs).toEqual({
     records_fee: 35,

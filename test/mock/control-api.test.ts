@@ -372,6 +372,50 @@ describe("the clock: GET /__mock/clock, POST /__mock/clock/advance and /set", ()
     expect((await h.control("GET", "/clock")).body).toEqual(before);
   });
 
+  it("an absurd advance or set is 400 before anything moves: the clock, scheduled work and the API stay as they were", async () => {
+    const before = (await h.control("GET", "/clock")).body as { now: string };
+    const caseId = await createCase(h);
+    const signed = await h.api("POST", `/v2/cases/${caseId}/sign-upload`, {
+      file_name: "intake.pdf",
+      file_type: "application/pdf",
+    });
+    for (const [path, body] of [
+      ["/clock/advance", { by: 1e300 }],
+      ["/clock/advance", { by: "1e300ms" }],
+      ["/clock/advance", { by: Number.MAX_SAFE_INTEGER }],
+      ["/clock/advance", { by: "3000000d" }],
+      ["/clock/set", { now: 1e300 }],
+      ["/clock/set", { now: 8.64e15 }],
+      ["/clock/set", { now: "+010000-01-01T00:00:00.000Z" }],
+      ["/clock/set", { now: -62167219200001 }],
+    ] as const) {
+      expectError(await h.control("POST", path, body), 400, "validation_error");
+      expect((await h.control("GET", "/clock")).body, `${path} ${JSON.stringify(body)}`).toEqual(
+        before,
+      );
+    }
+    // The upload expiry 15 minutes on did not run, and the API still answers.
+    const put = await fetch(signed.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "application/pdf" },
+      body: new TextEncoder().encode(PDF),
+    });
+    expect(put.status).toBe(200);
+    expect((await h.api("GET", "/v2/cases")).status).toBe(200);
+  });
+
+  it("the clock reaches the last instant of year 9999 and not one millisecond more", async () => {
+    const last = "9999-12-31T23:59:59.999Z";
+    expect(await h.control("POST", "/clock/set", { now: last })).toMatchObject({
+      status: 200,
+      body: { now: last },
+    });
+    expectError(await h.control("POST", "/clock/advance", { by: 1 }), 400, "validation_error");
+    expect((await h.control("GET", "/clock")).body).toEqual({ now: last });
+    expect((await h.api("GET", "/v2/cases")).status).toBe(200);
+    await h.control("POST", "/clock/set", { now: START });
+  });
+
   it("malformed JSON is 400 validation_error naming the body", async () => {
     for (const path of ["/clock/advance", "/clock/set"]) {
       const message = expectError(

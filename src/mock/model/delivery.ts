@@ -20,9 +20,15 @@ import {
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
+import {
+  checkedLookup,
+  HostRefusedError,
+  nodeHttpModules,
+  pinnedFetch,
+} from "./delivery-transport.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
-import { nonPublicHostReason } from "./webhook-urls.js";
+import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
 
 /** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
@@ -52,8 +58,11 @@ export type DeliveryTarget = (request: Request) => Response | Promise<Response>;
 
 /** One delivery attempt that did not get a 2xx, as `deliveries.flush()` reports it (never a body). */
 export interface FailedDeliveryAttempt {
+  /** The webhook the attempt was sent to. */
   webhook_id: string;
+  /** The event it carried (the body's `id`). */
   event_id: string;
+  /** That event's `type`. */
   event_type: string;
   /** The receiver's HTTP status; null when no response came. */
   status_code: number | null;
@@ -103,6 +112,11 @@ export interface DeliveryRuntime {
   signing: Promise<unknown>;
   /** Injected faults (`mock.faults`): clock skew, duplicates, reordering. */
   readonly faults: DeliveryFaults | undefined;
+  /**
+   * Addresses the private-address rule takes for public at delivery, so the
+   * project's tests can stand a loopback receiver in for a public host.
+   */
+  readonly publicForTesting: ReadonlySet<string>;
 }
 
 export function createDeliveryRuntime(options: {
@@ -111,6 +125,7 @@ export function createDeliveryRuntime(options: {
   deliverTo?: DeliveryTarget | undefined;
   timeoutMs?: number | undefined;
   faults?: DeliveryFaults | undefined;
+  publicForTesting?: readonly string[] | undefined;
 }): DeliveryRuntime {
   const mode = options.mode ?? "fetch";
   if (mode !== "fetch" && mode !== "inbox") {
@@ -127,6 +142,7 @@ export function createDeliveryRuntime(options: {
     inbox: [],
     signing: Promise.resolve(),
     faults: options.faults,
+    publicForTesting: new Set(options.publicForTesting ?? []),
   };
 }
 
@@ -242,21 +258,9 @@ export async function sendAttempt(
   });
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
-  // DNS rebinding: a name checked at creation is resolved again before it is sent to.
-  // In-process (`deliverTo`) nothing is sent over the network, so nothing is looked up (webhook-urls.ts).
-  const refused =
-    inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
-    : refused !== undefined
-      ? {
-          success: false,
-          status_code: null,
-          error: `Not sent: the host is ${refused}`,
-          duration_ms: 0,
-          cause: `not sent: the host is ${refused}`,
-        }
-      : await post(runtime, url, headers, event.body);
+    : await deliver(ctx, url, headers, event.body);
   const { finished } = runtime;
   finished.attempted += 1;
   if (result.success) finished.succeeded += 1;
@@ -297,16 +301,62 @@ function deliverInProcess(
   return Promise.race([answer, timeout]);
 }
 
+/**
+ * Sends one attempt under the private-address rule (webhook-urls.ts). A name
+ * goes over the mock's own transport, which resolves it once and connects
+ * only to the addresses it checked (delivery-transport.ts). A `fetch` given
+ * to the mock (or a runtime without node:http) connects on its own: the name
+ * is then resolved and checked just before, failing closed, but where that
+ * fetch connects is its own affair. In-process (`deliverTo`) nothing is sent
+ * over the network, so nothing is looked up.
+ */
+async function deliver(
+  ctx: ModelContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Result> {
+  const runtime = ctx.delivery;
+  // Read at send time, so an MSW server started after the mock still intercepts.
+  const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+  if (ctx.allowPrivateWebhookUrls) {
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  }
+  const publicForTesting = runtime.publicForTesting;
+  const { host, literal } = webhookHost(url);
+  const ownTransport = !literal && runtime.fetch === undefined && runtime.deliverTo === undefined;
+  const node = ownTransport ? await nodeHttpModules() : undefined;
+  if (node === undefined) {
+    const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
+    if (refused !== undefined) return notSent(refused);
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  }
+  // The connection's own lookup checks the name's addresses.
+  const refused = localhostReason(host);
+  if (refused !== undefined) return notSent(refused);
+  const send = pinnedFetch(node, checkedLookup(ctx.lookupHost, publicForTesting));
+  return post(runtime, url, headers, body, send);
+}
+
+function notSent(reason: string): Result {
+  return {
+    success: false,
+    status_code: null,
+    error: `Not sent: the host is ${reason}`,
+    duration_ms: 0,
+    cause: `not sent: the host is ${reason}`,
+  };
+}
+
 async function post(
   runtime: DeliveryRuntime,
   url: string,
   headers: Record<string, string>,
   body: string,
+  send: typeof fetch,
 ): Promise<Result> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  // Read at send time, so an MSW server started after the mock still intercepts.
-  const send = runtime.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const target = runtime.deliverTo;
   try {
     const init = {
@@ -343,6 +393,7 @@ async function post(
       cause: `HTTP ${status}`,
     };
   } catch (error) {
+    if (error instanceof HostRefusedError) return notSent(error.reason);
     const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
     if (error instanceof HandlerThrew) {
       const message = error.error instanceof Error ? error.error.message : String(error.error);
