@@ -35,7 +35,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   resources: ["custody", "core", "poller", "contract", "schemas", "shared", "internal"],
   client: ["resources", "custody", "core", "contract", "schemas", "shared"],
   openapi: ["contract", "webhooks", "schemas", "shared"],
-  mock: ["openapi", "webhooks", "contract", "schemas", "shared", "internal"],
+  // The inspector's page: browser code the mock serves, importing nothing of the package.
+  inspector: [],
+  mock: ["openapi", "inspector", "webhooks", "contract", "schemas", "shared", "internal"],
   testing: ["mock", "client", "core", "schemas", "shared", "internal"],
   cli: [
     "client",

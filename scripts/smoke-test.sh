@@ -272,6 +272,16 @@ fi
     .then((r) => {
       if (r.status !== 200) throw new Error(`GET /v2/cases answered ${r.status}`);
       console.log("smoke: medrecords mock served", info.base_url, "without msw");
+      // The inspector is embedded in the package at build time (tsup.config.ts).
+      return Promise.all([info.inspector_url, `${info.inspector_url}/inspector.js`].map((u) => fetch(u)));
+    })
+    .then(async ([page, script]) => {
+      const [html, js] = [await page.text(), await script.text()];
+      if (page.status !== 200 || !html.includes(">Retrieval requests</h2>")) {
+        throw new Error(`GET ${info.inspector_url} answered ${page.status} without the page`);
+      }
+      if (script.status !== 200 || !js.includes("/state")) throw new Error("the inspector script is missing");
+      console.log("smoke: the inspector is served at", info.inspector_url);
     })
     .catch((e) => { console.error("smoke:", e.message); process.exit(1); });
 '

@@ -20,7 +20,8 @@ import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 export const MOCK_HELP = `Usage: medrecords mock [options]
 
 Serves the stateful reference server of the Medical Record Retrieval API v2
-over HTTP, with the control API under /__mock/, until interrupted.
+over HTTP, with the control API under /__mock/ and the inspector (a page
+showing its state) at /__mock/ui, until interrupted.
 
 Options:
   --port <n>             API port (0 picks a free one)              [default: 4010]
@@ -146,6 +147,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       scopes: scopes ?? SCOPES,
       storage_url: server.storageUrl,
       control_url: server.controlUrl,
+      inspector_url: server.inspectorUrl,
       openapi_url: `${server.url}${OPENAPI_PATH}`,
       clock,
       speed,
@@ -215,6 +217,7 @@ function describe(details: {
   scopes: readonly string[];
   storage_url: string;
   control_url: string;
+  inspector_url: string;
   openapi_url: string;
   clock: string;
   speed: number;
@@ -230,6 +233,7 @@ function describe(details: {
     `  scopes        ${details.scopes.length === SCOPES.length ? "all" : details.scopes.join(", ")}`,
     `  storage       ${details.storage_url}`,
     `  control API   ${details.control_url}`,
+    `  inspector     ${details.inspector_url} (open it in a browser on this machine)`,
     `  OpenAPI       ${details.openapi_url}`,
     `  clock         ${details.clock === "manual" ? "manual (POST /__mock/clock/advance moves it)" : details.speed === 1 ? "real time" : `real time x ${details.speed}`}${details.autopilot ? ", autopilot on" : ""}`,
   ];

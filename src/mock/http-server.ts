@@ -18,6 +18,7 @@ import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
 import { apiErrorReply } from "./handlers/shared.js";
+import { INSPECTOR_PATH } from "./inspector-page.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
@@ -53,6 +54,13 @@ export interface MockServer extends MockServiceCore {
   readonly url: string;
   /** The control API's base URL: `${url}/__mock`. */
   readonly controlUrl: string;
+  /**
+   * The inspector, a page for a browser on this machine: `${url}/__mock/ui`.
+   * It shows retrieval requests with their timelines, the event log, each
+   * webhook's delivery attempts, the request journal and the clock, and makes
+   * the provider's moves, clock moves and redeliveries (docs/inspector.md).
+   */
+  readonly inspectorUrl: string;
   /** Stops accepting connections, ends open ones, and frees both ports. */
   close(): Promise<void>;
 }
@@ -180,6 +188,7 @@ export async function startMockServerInternal(
   return Object.assign(service, {
     url: service.baseUrl,
     controlUrl: `${service.baseUrl}/__mock`,
+    inspectorUrl: `${service.baseUrl}${INSPECTOR_PATH}`,
     close() {
       // A real clock's timer would go on delivering for a server that is gone.
       stopMockClock(clock);
