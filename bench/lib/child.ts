@@ -84,18 +84,33 @@ export interface MemoryReport {
    * this overstates the growth, never understates it.
    */
   peakGrowth: number;
-  /** The same from sampling `rss()` every 5 ms, for comparison. */
+  /** The same from sampling `rss()` every 5 ms, for comparison (without sampling: the RSS at the end). */
   sampledGrowth: number;
 }
 
+export interface MeasureMemoryOptions {
+  /**
+   * Sample `rss()` every 5 ms for `sampledGrowth`. Off where the child's CPU
+   * time is itself measured: the sampler's cost grows with the wall time, so
+   * it would charge the slower side more.
+   * @default true
+   */
+  sample?: boolean;
+}
+
 /** Runs `fn` and reports the RSS growth it caused (see `MemoryReport`). */
-export async function measureMemory<T>(fn: () => Promise<T>): Promise<{ value: T } & MemoryReport> {
+export async function measureMemory<T>(
+  fn: () => Promise<T>,
+  { sample = true }: MeasureMemoryOptions = {},
+): Promise<{ value: T } & MemoryReport> {
   (globalThis as { gc?: () => void }).gc?.();
   const rssBefore = process.memoryUsage.rss();
   let sampledPeak = rssBefore;
-  const sampler = setInterval(() => {
-    sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
-  }, 5);
+  const sampler = sample
+    ? setInterval(() => {
+        sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+      }, 5)
+    : undefined;
   try {
     const value = await fn();
     sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
