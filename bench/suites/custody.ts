@@ -178,6 +178,8 @@ export const run: Suite = async ({ quick }) => {
           "postMessage and GC than the hash saved, and a SharedArrayBuffer ring (one copy per chunk, wake-ups " +
           "per MiB) used about 1 s more CPU per GiB than hashing inline and was slower (520-530 MiB/s against " +
           "610-630 MiB/s, same machine, low load): on 2 cores the storage server already takes the second. " +
+          "The first run's 0.34x was the shared machine's load (load average 8-14, wall time up to 3x the CPU " +
+          "time); the same code gives 0.52-0.53x at a load average under 2. " +
           `Per-round ratios ${rounds.map((r) => `${(speed(r.log) / speed(r.plain)).toFixed(2)}x`).join(", ")}; ` +
           "per-round CPU ratios (none/log) " +
           `${rounds.map((r) => `${(r.plain.cpuSeconds / r.log.cpuSeconds).toFixed(2)}x`).join(", ")}.`,
