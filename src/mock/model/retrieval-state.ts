@@ -13,7 +13,7 @@
  */
 import { type StoredFacility, seedFacilities } from "./facilities.js";
 import type { StoredRequestor } from "./requestors.js";
-import type { StoredRetrievalRequest } from "./retrieval-requests.js";
+import { refileRetrievalRequest, type StoredRetrievalRequest } from "./retrieval-requests.js";
 import { sha256Hex } from "./sha256.js";
 import { type ModelContext, nowMs } from "./state.js";
 
@@ -68,5 +68,6 @@ export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): 
   const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
   stored.value.public_updated_at = at;
   stored.value.updated_at = at;
+  refileRetrievalRequest(ctx, stored);
   return at;
 }
