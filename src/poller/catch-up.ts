@@ -2,11 +2,15 @@
  * Event-log catch-up (docs/spec-decisions.md, "Catch-up poller"): processes every event of the log
  * newer than a checkpoint, oldest first, at least once.
  *
- * The log lists newest first. A run lists from the checkpoint, follows
- * `next` to the last page (the oldest events) keeping only the page in hand,
- * then walks back with `previous`, handing each page's events over in
- * reverse. Memory is one page whatever the backlog; events created during
- * the walk are picked up on its way back. The checkpoint advances per event
+ * The log lists newest first. A run lists from the checkpoint: when that one
+ * page holds the whole backlog (the usual run), its events are handed over in
+ * reverse. Otherwise the run walks forward in time windows of about a page
+ * each (`created_after` inclusive, `created_before` exclusive: adjacent
+ * windows neither overlap nor leave a gap), each page reversed, one pass over
+ * the backlog with one page in memory (src/poller/time-windows.ts sizes the
+ * windows); a millisecond holding more than a page is walked whole, `next` to
+ * its oldest page and `previous` back. The last window is open-ended, so
+ * events created during the walk are picked up. The checkpoint advances per event
  * once `onEvent` resolved and is saved after each page (and before a failing
  * `onEvent`'s error propagates), so a crash at any point replays at most the
  * unsaved events of one page and loses none.
