@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "tsup";
+import { inspectorDefine } from "./scripts/inspector-asset.ts";
 
 // The version is written in package.json only: src/internal/version.ts gets it from here.
+// The inspector's page (src/inspector/) is bundled here and embedded as strings (src/mock/inspector-page.ts).
 const define = {
   __MEDRECORDS_VERSION__: JSON.stringify(
     (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
   ),
+  ...inspectorDefine(),
 };
 
 export default defineConfig([
@@ -23,6 +26,11 @@ export default defineConfig([
     format: ["esm", "cjs"],
     define,
     dts: {
+      // Members marked `@internal` (the core behind the resources, the
+      // constructors `list()` and `new MedRecords()` call) stay out of the
+      // declarations, and with them the internal classes they name
+      // (scripts/check-declarations.mjs holds the shipped files to that).
+      compilerOptions: { stripInternal: true },
       entry: {
         index: "src/index.ts",
         webhooks: "src/webhooks/index.ts",
@@ -55,6 +63,7 @@ export default defineConfig([
     target: "node22",
     sourcemap: true,
     banner: { js: "#!/usr/bin/env node" },
-    external: ["msw", "ky", "zod", "#hmac"],
+    // pg: an optional peer, loaded only by `custody verify postgres:<table>`.
+    external: ["msw", "ky", "zod", "#hmac", "pg"],
   },
 ]);

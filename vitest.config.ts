@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { inspectorDefine } from "./scripts/inspector-asset.ts";
 
 const E2E = "test/e2e/**/*.test.ts";
 const CONTRACT = "test/contract/**/*.test.ts";
@@ -19,6 +20,8 @@ export default defineConfig({
     __MEDRECORDS_VERSION__: JSON.stringify(
       (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
     ),
+    // The inspector's page, bundled from src/inspector/ as the build does (src/mock/inspector-page.ts).
+    ...inspectorDefine(),
   },
   // examples/ import the package by name, as an application would: run them on the sources.
   resolve: {

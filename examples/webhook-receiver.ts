@@ -8,12 +8,17 @@
  * acknowledged without processing through a dedupe store: in memory for one
  * instance, in Redis (REDIS_URL) when several instances share the traffic.
  *
- * Run it (after `npm run build`, which `medrecords` resolves to):
+ * Run it from a project that installed `medrecords` (Node 22.18 or later runs
+ * TypeScript; it strips no file inside node_modules, hence the copy, and
+ * `.mts` makes it an ES module whatever your package.json says):
  *
+ *   cp node_modules/medrecords/examples/webhook-receiver.ts receiver.mts
  *   MEDRECORDS_API_KEY=medrecords_sk_live_... MEDRECORDS_BASE_URL=https://... \
  *   MEDRECORDS_WEBHOOK_SECRET=whsec_... \
  *   [REDIS_URL=redis://127.0.0.1:6379] [PORT=3000] [HOST=127.0.0.1] \
- *   node examples/webhook-receiver.ts
+ *   node receiver.mts
+ *
+ * (From a clone of the repository: `npm run build`, then `node examples/webhook-receiver.ts`.)
  *
  * and register http://<host>:3000/webhooks/medrecords as the webhook URL.
  */

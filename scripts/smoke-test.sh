@@ -199,6 +199,9 @@ echo "smoke: node $("$NODE" --version)"
 "$NODE" graph-check.mjs
 # Source maps as shipped: relative sources inside the package, content embedded.
 "$NODE" "$REPO/scripts/check-source-maps.mjs" node_modules/medrecords
+# Declarations as shipped: no hashed chunk names, no internal classes, zod
+# types only on the exported schemas (DESIGN 11.2).
+"$NODE" "$REPO/scripts/check-declarations.mjs" node_modules/medrecords
 
 # `#hmac` (package.json "imports"): node:crypto's HMAC under Node's `node`
 # condition, from a module inside the installed package, for import and require.
@@ -269,6 +272,16 @@ fi
     .then((r) => {
       if (r.status !== 200) throw new Error(`GET /v2/cases answered ${r.status}`);
       console.log("smoke: medrecords mock served", info.base_url, "without msw");
+      // The inspector is embedded in the package at build time (tsup.config.ts).
+      return Promise.all([info.inspector_url, `${info.inspector_url}/inspector.js`].map((u) => fetch(u)));
+    })
+    .then(async ([page, script]) => {
+      const [html, js] = [await page.text(), await script.text()];
+      if (page.status !== 200 || !html.includes(">Retrieval requests</h2>")) {
+        throw new Error(`GET ${info.inspector_url} answered ${page.status} without the page`);
+      }
+      if (script.status !== 200 || !js.includes("/state")) throw new Error("the inspector script is missing");
+      console.log("smoke: the inspector is served at", info.inspector_url);
     })
     .catch((e) => { console.error("smoke:", e.message); process.exit(1); });
 '
@@ -281,5 +294,53 @@ if [ "$mock_rc" -ne 0 ]; then
   echo "smoke: medrecords mock exited $mock_rc on SIGTERM: $(cat mock.err)" >&2
   exit 1
 fi
+
+# The README's two-terminal walkthrough, with its own commands, from the
+# installed package: the mock with the autopilot, the example receiver copied
+# out of node_modules, trigger, and listen forwarding to the receiver. Ports
+# are picked free (the README's 4010 and 3000 may be taken on a CI machine).
+echo "smoke: the README's walkthrough from the installed package"
+cd "$WORK/app"
+# Both terminals: a key of one's own, which the mock registers (never printed back).
+MEDRECORDS_API_KEY="medrecords_sk_live_$(openssl rand -hex 16)"
+export MEDRECORDS_API_KEY
+npx medrecords mock --autopilot --speed 60 --port 0 --json >walk-mock.out 2>walk-mock.err &
+walk_mock_pid=$!
+walk_pids="$walk_mock_pid"
+walk_cleanup() { for pid in $walk_pids; do kill "$pid" 2>/dev/null || true; done; }
+trap 'walk_cleanup; cleanup' EXIT
+for _ in $(seq 1 100); do
+  [ -s walk-mock.out ] && break
+  sleep 0.1
+done
+MEDRECORDS_BASE_URL="$("$NODE" -p 'JSON.parse(require("fs").readFileSync("walk-mock.out","utf8").split("\n")[0]).base_url')"
+MEDRECORDS_WEBHOOK_SECRET="whsec_$(openssl rand -hex 16)"
+export MEDRECORDS_BASE_URL MEDRECORDS_WEBHOOK_SECRET
+cp node_modules/medrecords/examples/webhook-receiver.ts receiver.mts
+PORT=0 node receiver.mts >walk-receiver.out 2>walk-receiver.err &
+walk_pids="$walk_pids $!"
+for _ in $(seq 1 100); do
+  grep -q "Receiving webhooks at" walk-receiver.out 2>/dev/null && break
+  sleep 0.1
+done
+receiver_url="$(sed -n 's/^Receiving webhooks at \([^ ]*\).*/\1/p' walk-receiver.out)"
+if [ -z "$receiver_url" ]; then
+  echo "smoke: the example receiver did not start: $(cat walk-receiver.err)" >&2
+  exit 1
+fi
+npx medrecords trigger retrieval_request.status_changed
+npx medrecords listen --since 1h --forward-to "$receiver_url" >walk-listen.out 2>walk-listen.err &
+walk_pids="$walk_pids $!"
+for _ in $(seq 1 300); do
+  grep -q "retrieval_request.status_changed: " walk-receiver.out && break
+  sleep 0.1
+done
+if ! grep -q "retrieval_request.status_changed: " walk-receiver.out; then
+  echo "smoke: the receiver processed no event. listen: $(cat walk-listen.out walk-listen.err)" >&2
+  echo "receiver: $(cat walk-receiver.out walk-receiver.err)" >&2
+  exit 1
+fi
+echo "smoke: walkthrough ok: $(grep -m1 "retrieval_request.status_changed: " walk-receiver.out)"
+walk_cleanup
 
 echo "smoke: all checks passed"

@@ -16,6 +16,7 @@
 // The same idea as typedoc-plugin-zod (not installed: a few dozen lines do).
 import {
   Comment,
+  CommentTag,
   Converter,
   DeclarationReflection,
   ParameterReflection,
@@ -33,6 +34,28 @@ const ZOD_INFER = new Set(["z.infer", "z.output", "z.input", "z.TypeOf"]);
 export function load(app) {
   /** Type aliases written as z.infer/z.output/z.input<typeof schema>. */
   const inferred = new Set();
+
+  // The main module's exports, grouped by the API resource (or concern) of
+  // the file that declares them instead of by kind: one page section per
+  // resource rather than ~300 names in one list. A zod schema goes to "Zod
+  // schemas", so that its interface alone stands in its resource's group.
+  app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
+    if (
+      reflection.parent?.name !== "medrecords" ||
+      !reflection.parent.kindOf(ReflectionKind.Module)
+    )
+      return;
+    const file = context
+      .getSymbolFromReflection(reflection)
+      ?.getDeclarations()?.[0]
+      ?.getSourceFile()
+      .fileName.replaceAll("\\", "/");
+    const group = file && groupOf(file, reflection);
+    if (!group) return;
+    reflection.comment ??= new Comment();
+    reflection.comment.blockTags = reflection.comment.blockTags.filter((t) => t.tag !== "@group");
+    reflection.comment.blockTags.push(new CommentTag("@group", [{ kind: "text", text: group }]));
+  });
 
   app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
     if (!reflection.kindOf(ReflectionKind.TypeAlias)) return;
@@ -56,6 +79,59 @@ export function load(app) {
     reflection.comment.modifierTags.add("@useDeclaredType");
     inferred.add(reflection);
   });
+
+  // The request and response types are interfaces that extend the ones
+  // generated from the schemas (src/types/wire.ts, not an entry point):
+  // document them as the public names, with no trace of the generated ones.
+  app.converter.on(
+    Converter.EVENT_RESOLVE_BEGIN,
+    (context) => {
+      const project = context.project;
+      const publicByName = new Map();
+      for (const r of project.getReflectionsByKind(
+        ReflectionKind.Interface | ReflectionKind.TypeAlias,
+      )) {
+        if (!publicByName.has(r.name)) publicByName.set(r.name, r);
+      }
+      const fromWire = (type) =>
+        type?.type === "reference" &&
+        !type.reflection &&
+        type.symbolId?.fileName.replaceAll("\\", "/").endsWith(WIRE) &&
+        publicByName.has(type.name);
+      const relink = (type) => {
+        if (!type) return type;
+        if (fromWire(type)) {
+          return ReferenceType.createResolvedReference(
+            type.name,
+            publicByName.get(type.name),
+            project,
+          );
+        }
+        walkType(type, relink);
+        return type;
+      };
+      for (const reflection of Object.values(project.reflections)) {
+        if (project.getReflectionById(reflection.id) !== reflection) continue;
+        if (reflection instanceof DeclarationReflection) {
+          if (reflection.extendedTypes?.some((t) => fromWire(t))) {
+            reflection.extendedTypes = reflection.extendedTypes.filter((t) => !fromWire(t));
+            if (reflection.extendedTypes.length === 0) delete reflection.extendedTypes;
+            for (const child of reflection.children ?? []) delete child.inheritedFrom;
+          }
+          if (reflection.kindOf(ReflectionKind.Variable))
+            schemaOf(project, reflection, publicByName);
+        }
+        if (
+          reflection instanceof DeclarationReflection ||
+          reflection instanceof SignatureReflection ||
+          reflection instanceof ParameterReflection
+        ) {
+          reflection.type = relink(reflection.type);
+        }
+      }
+    },
+    2100,
+  );
 
   app.converter.on(
     Converter.EVENT_RESOLVE_BEGIN,
@@ -138,6 +214,85 @@ export function load(app) {
     // Before TypeDoc's own resolvers (comments, categories, links).
     2000,
   );
+}
+
+const WIRE = "/src/types/wire.ts";
+
+/** Groups of the main module, by the file (or folder) that declares an export. */
+const GROUPS = [
+  [
+    /\/src\/(client|core\/(options|api-promise|logging|tracing|reconcile|pagination))\.ts$/,
+    "Client",
+  ],
+  [/\/src\/core\/errors\.ts$/, "Errors"],
+  [/\/src\/(resources|schemas)\/cases\.ts$/, "Cases"],
+  [/\/src\/(resources|schemas)\/documents\.ts$/, "Documents"],
+  [/\/src\/(schemas\/uploads|core\/uploads|core\/file-from-path)\.ts$/, "Uploads"],
+  [/\/src\/(resources|schemas)\/retrieval-requests\.ts$/, "Retrieval requests"],
+  [/\/src\/(resources|schemas)\/facilities\.ts$/, "Facilities"],
+  [/\/src\/(resources|schemas)\/requestors\.ts$/, "Requestors"],
+  [/\/src\/((resources|schemas)\/webhooks\.ts|webhooks\/)/, "Webhooks"],
+  [/\/src\/(resources\/events|schemas\/events|schemas\/event-list)\.ts$/, "Events"],
+  [/\/src\/(poller|stores)\//, "Catch-up poller"],
+  [/\/src\/custody\//, "Chain of custody"],
+  [/\/src\/schemas\/(common|scopes|email|uri)\.ts$/, "Common"],
+];
+
+function groupOf(file, reflection) {
+  // A schema constant whose type of the same name is its interface or union.
+  if (file.includes("/src/schemas/") && reflection.kindOf(ReflectionKind.Variable)) {
+    const name = reflection.name;
+    if (/^[A-Z][a-z]/.test(name) && !/^[A-Z0-9_]+$/.test(name)) return "Zod schemas";
+  }
+  return GROUPS.find(([pattern]) => pattern.test(file))?.[1];
+}
+
+/** Calls `fn` on each type directly inside `type`, replacing it with the result. */
+function walkType(type, fn) {
+  switch (type.type) {
+    case "reference":
+      if (type.typeArguments) type.typeArguments = type.typeArguments.map(fn);
+      break;
+    case "union":
+    case "intersection":
+      type.types = type.types.map(fn);
+      break;
+    case "array":
+    case "optional":
+    case "rest":
+      type.elementType = fn(type.elementType);
+      break;
+    case "tuple":
+      type.elements = type.elements.map(fn);
+      break;
+    case "typeOperator":
+      type.target = fn(type.target);
+      break;
+  }
+}
+
+/**
+ * A schema constant beside its interface (`Case` the zod object, `Case` the
+ * type): shown as `ZodObject<Case>` (its zod class, the interface linked),
+ * not as zod's spelled-out shape; the two share one comment.
+ */
+function schemaOf(project, variable, publicByName) {
+  const pair = publicByName.get(variable.name);
+  if (!pair?.kindOf(ReflectionKind.Interface | ReflectionKind.TypeAlias)) return;
+  shareComment(pair, variable);
+  const type = variable.type;
+  if (type?.type !== "reference") return;
+  const drop = (t) => {
+    if (t instanceof ReflectionType) project.removeReflection(t.declaration);
+    else if (t) {
+      walkType(t, (inner) => {
+        drop(inner);
+        return inner;
+      });
+    }
+  };
+  for (const argument of type.typeArguments ?? []) drop(argument);
+  type.typeArguments = [ReferenceType.createResolvedReference(pair.name, pair, project)];
 }
 
 /** The type alias a reflection belongs to, so that an alias never links to itself. */

@@ -1,5 +1,6 @@
 import type { ClientOptions } from "./core/options.js";
 import { Core } from "./core/request.js";
+import { checkCustodyOptions } from "./custody/options.js";
 import { Cases } from "./resources/cases.js";
 import { Documents } from "./resources/documents.js";
 import { Events } from "./resources/events.js";
@@ -35,6 +36,7 @@ export class MedRecords {
 
   constructor(options: ClientOptions = {}) {
     this.#core = new Core(options);
+    checkCustodyOptions(options);
     this.cases = new Cases(this.#core);
     this.documents = new Documents(this.#core);
     this.webhooks = new Webhooks(this.#core);

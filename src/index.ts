@@ -15,12 +15,14 @@ export {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  CustodyLogError,
   DownloadError,
   InternalServerError,
   InvalidRequestError,
   LimitExceededError,
   MedRecordsError,
   NotFoundError,
+  PaginationLoopError,
   PermissionError,
   RateLimitError,
   ResponseValidationError,
@@ -49,6 +51,18 @@ export type {
   TraceStateLike,
 } from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
+export {
+  CUSTODY_GENESIS_HASH,
+  CustodyEntry,
+  type CustodyRecord,
+  canonicalEntry,
+} from "./custody/entry.js";
+export { type FileCustodyLogOptions, fileCustodyLog } from "./custody/file-log.js";
+export type { CustodyLog } from "./custody/log.js";
+export { type MemoryCustodyLog, memoryCustodyLog } from "./custody/memory-log.js";
+export { type PostgresCustodyLogOptions, postgresCustodyLog } from "./custody/postgres-log.js";
+export type { SavedFile, SaveOptions } from "./custody/save.js";
+export { type CustodyVerification, verifyCustodyLog } from "./custody/verify.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,
@@ -87,15 +101,17 @@ export {
 export type { Webhooks } from "./resources/webhooks.js";
 export * from "./schemas/cases.js";
 export {
+  DEFAULT_PAGE_LIMIT,
   ErrorBody,
   IsoDate,
   IsoDateTime,
-  ListEnvelope,
   ListParams,
   MimeType,
-  PageLimit,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
 } from "./schemas/common.js";
 export * from "./schemas/documents.js";
+export { EMAIL_PATTERN, Email } from "./schemas/email.js";
 export * from "./schemas/event-list.js";
 export * from "./schemas/events.js";
 export * from "./schemas/facilities.js";
@@ -104,7 +120,12 @@ export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";
-export type { PostgresQueryable, PostgresQueryResult } from "./stores/postgres.js";
+export type {
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from "./stores/postgres.js";
 export {
   type PostgresCheckpointStoreOptions,
   postgresCheckpointStore,

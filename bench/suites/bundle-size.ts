@@ -46,9 +46,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
  * zod 4.6, ky 2.1). Raise one only with the reason in the commit.
  * verifyWebhook: 4 020 in 0.2, after the deep-nesting guard and the cap on
  * v1= candidates; client: 53 650 in 0.2, reading the operation contract
- * (README, Benchmarks).
+ * (README, Benchmarks); client: 65 076 with the custody log (issue 28: the
+ * streaming SHA-256, the recorder and the save helpers behind the client's
+ * lazy imports, which a single-file bundle inlines; 60 496 before).
  */
-const BUDGET = { verifyWebhook: 4_400, client: 63_000 } as const;
+const BUDGET = { verifyWebhook: 4_400, client: 68_000 } as const;
 
 const ENTRIES = {
   verifyWebhook: `import { verifyWebhook } from "medrecords/webhooks";\nexport { verifyWebhook };\n`,

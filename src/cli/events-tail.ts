@@ -10,7 +10,6 @@
  * the start position is saved at once, so that a later run resumes from it
  * even if no event came in between.
  */
-import * as z from "zod";
 import { MedRecords } from "../client.js";
 import {
   APIError,
@@ -20,6 +19,7 @@ import {
   PermissionError,
   TimeoutError,
 } from "../core/errors.js";
+import { parseDurationText } from "../internal/duration.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
 import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
@@ -36,6 +36,8 @@ import type { EventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import { OutputClosedError } from "./process-output.js";
+import { parseSince, positionSince, type Since } from "./since.js";
+import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords events tail --help";
@@ -55,9 +57,11 @@ Options:
   --base-url <url>        address of the service (default: $MEDRECORDS_BASE_URL)
   --type <type>           only events of this type; repeat the flag or separate
                           types with commas (at most ${EVENT_TYPE_FILTER_MAX})
-  --since <date>          where to start when no checkpoint was saved, inclusive:
-                          an ISO 8601 date-time with offset (2026-06-15T12:00:00Z)
-                          or a date (2026-06-15, midnight UTC). The log keeps
+  --since <when>          where to start when no checkpoint was saved, inclusive:
+                          a duration back from the service's time (30m, 2h,
+                          1d), an ISO 8601 date-time with offset
+                          (2026-06-15T12:00:00Z) or a date (2026-06-15,
+                          midnight UTC). The log keeps
                           events for ${EVENT_RETENTION_DAYS} days; an older date prints a warning.
                           Default: now (only new events) when following; the
                           oldest event the log holds with --once.
@@ -109,7 +113,7 @@ Examples:
 interface TailOptions {
   baseUrl: string | undefined;
   types: string[] | undefined;
-  sinceMs: number | undefined;
+  since: Since | undefined;
   checkpointPath: string | undefined;
   intervalMs: number;
   once: boolean;
@@ -173,11 +177,11 @@ export async function eventsTail(
   // it) only once its line went out: a line the closed pipe refused prints
   // again on the next run.
   const print = async (event: AnyEvent) => {
-    await io.stdout(`${options.json ? JSON.stringify(event) : humanLine(event)}\n`);
+    await io.stdout(`${options.json ? terminalSafeJson(event) : humanLine(event)}\n`);
   };
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords events tail: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention, so events before ${gap.oldestAvailable} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords events tail: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention, so events before ${terminalSafe(gap.oldestAvailable)} may be missing (retrieval requests changed meanwhile can be listed with mr.retrievalRequests.changes({ since })); continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
     );
 
   try {
@@ -187,7 +191,7 @@ export async function eventsTail(
       const start = await startPosition(mr, options);
       // Saved at once: a later run with the same --checkpoint resumes here.
       if (start !== null) await store.save(start);
-    } else if (options.sinceMs !== undefined) {
+    } else if (options.since !== undefined) {
       io.stderr(
         `medrecords events tail: resuming from the checkpoint in ${options.checkpointPath} (${saved.created_at}); --since is ignored.\n`,
       );
@@ -258,7 +262,7 @@ function parseOptions(argv: string[], env: CommandIo["env"]): TailOptions {
   return {
     baseUrl: values["base-url"],
     types,
-    sinceMs: values.since === undefined ? undefined : parseSince(values.since, env),
+    since: values.since === undefined ? undefined : parseSince(values.since, env, SEE_HELP),
     checkpointPath: values.checkpoint,
     intervalMs:
       values.interval === undefined ? DEFAULT_INTERVAL_MS : parseInterval(values.interval, env),
@@ -267,33 +271,14 @@ function parseOptions(argv: string[], env: CommandIo["env"]): TailOptions {
   };
 }
 
-const SINCE_DATE = z.iso.date();
-const SINCE_DATE_TIME = z.iso.datetime({ offset: true });
-
-function parseSince(value: string, env: CommandIo["env"]): number {
-  const text = value.trim();
-  let ms = Number.NaN;
-  if (SINCE_DATE.safeParse(text).success) ms = Date.parse(`${text}T00:00:00Z`);
-  else if (SINCE_DATE_TIME.safeParse(text).success) ms = Date.parse(text);
-  if (Number.isNaN(ms)) {
-    throw new UsageError(
-      `--since needs an ISO 8601 date-time with offset, such as 2026-06-15T12:00:00Z, or a date such as 2026-06-15, not ${shown(value, env)}; ${SEE_HELP}`,
-    );
-  }
-  return ms;
-}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** `500ms`, `5s`, `1.5m`, `1h` → milliseconds. */
+/** `500ms`, `5s`, `1.5m`, `1h` → milliseconds, in the one duration grammar (src/internal/duration.ts). */
 export function parseInterval(
   value: string,
   env: CommandIo["env"],
   seeHelp: string = SEE_HELP,
 ): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
-  const ms = match ? Math.round(Number(match[1]) * (UNIT_MS[match[2] as string] as number)) : 0;
-  if (!match || ms < 1 || ms > MAX_INTERVAL_MS) {
+  const ms = parseDurationText(value) ?? 0;
+  if (ms < 1 || ms > MAX_INTERVAL_MS) {
     throw new UsageError(
       `--interval needs a duration from 1ms to 24h with a unit, such as 500ms, 5s or 1m, not ${shown(value, env)}; ${seeHelp}`,
     );
@@ -306,10 +291,7 @@ export function parseInterval(
  * start: the oldest event the log holds.
  */
 async function startPosition(mr: MedRecords, options: TailOptions): Promise<Checkpoint | null> {
-  if (options.sinceMs !== undefined) {
-    // Nothing processed at the instant yet, so events at exactly --since print.
-    return { created_at: new Date(options.sinceMs).toISOString(), ids_at_created_at: [] };
-  }
+  if (options.since !== undefined) return positionSince(mr, options.since);
   if (options.once) return null;
   return positionAfterNewest(mr, options.types);
 }
@@ -342,13 +324,15 @@ export async function positionAfterNewest(
   }
 }
 
-/** `<created_at>  <type>  <event id>  <object id or ->`. */
+/** `<created_at>  <type>  <event id>  <object id or ->`, each field terminal-safe. */
 function humanLine(event: AnyEvent): string {
   const data = event.data as Record<string, unknown>;
   const objectId = [data.retrieval_request_id, data.webhook_id].find(
     (value): value is string => typeof value === "string" && value !== "",
   );
-  return [event.created_at, event.type, event.id, objectId ?? "-"].join("  ");
+  return [event.created_at, event.type, event.id, objectId ?? "-"]
+    .map((field) => terminalSafe(String(field)))
+    .join("  ");
 }
 
 /** A checkpoint store whose failures name the file, as one CommandError line. */
@@ -381,7 +365,7 @@ export function failure(
   command = "events tail",
 ): Error {
   if (error instanceof CommandError || error instanceof UsageError) {
-    return new CommandError(redact(oneLine(error.message)));
+    return new CommandError(redact(terminalSafe(oneLine(error.message))));
   }
   const message = messageOf(error);
   let line: string;
@@ -398,7 +382,8 @@ export function failure(
   } else {
     line = `${command} failed: ${message}`;
   }
-  return new CommandError(redact(oneLine(line)));
+  // The message may quote the service's own words: nothing in it reaches the terminal raw.
+  return new CommandError(redact(terminalSafe(oneLine(line))));
 }
 
 export function redactor(apiKey: string): (text: string) => string {

@@ -9,18 +9,15 @@
  * this machine but the API calls that read the log.
  */
 import { MedRecords } from "../client.js";
-import { discardBody } from "../internal/discard-body.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
-import { parseDuration } from "../mock/clock.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import type { Checkpoint, CheckpointStore } from "../poller/checkpoint.js";
+import type { CheckpointStore } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
-import { aheadTolerantStore } from "./ahead-checkpoint.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import {
@@ -34,6 +31,8 @@ import {
   redactor,
 } from "./events-tail.js";
 import { OutputClosedError } from "./process-output.js";
+import { parseSince, positionSince } from "./since.js";
+import { terminalSafe } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
 
@@ -62,8 +61,12 @@ Options:
   --since <when>          also forward the events since then: a duration back
                           from the service's time (30m, 2h, 1d) or an ISO 8601
                           date-time. Default: only events written after start.
-  --secret <whsec_...>    sign with this secret (keep one across runs);
-                          default: a new one, printed on start
+  --secret-file <file>    sign with the secret in <file> (keep one across
+                          runs); default: $MEDRECORDS_WEBHOOK_SECRET, else a
+                          new secret, printed on start
+  --secret <whsec_...>    the secret itself; visible in the process list and
+                          shell history (a warning says so): prefer the
+                          environment variable or --secret-file
   --checkpoint <file>     keep the position in <file> and resume from it on
                           the next run, without forwarding an event again
   --retry-schedule <s>    "dev": the service's retry delays divided by ${LISTEN_RETRY_SPEEDUP}
@@ -77,15 +80,24 @@ Environment:
   MEDRECORDS_API_KEY      the API key (required; never taken as a flag). It
                           needs webhooks:read and retrievals:read.
   MEDRECORDS_BASE_URL     address of the service when --base-url is not given
+  MEDRECORDS_WEBHOOK_SECRET  the secret to sign with, when neither --secret
+                          nor --secret-file is given
 
 Output: one line when ready (with the secret), then one line per attempt:
-  <time>  <type>  <event id>  <status>  <milliseconds>ms
-The status is the receiver's HTTP status, "timeout", or error(<code>); a
-failed attempt adds when it is retried. Retries pending when the command
-stops are listed on stderr (start again with --since to send them again).
+  <time>  <type>  <event id>  <retrieval request>  <what>  <status>  <ms>ms
+<time> is the event's, on the service's clock (a mock's, however advanced or
+sped up: what the receiver sees), not this machine's; <event id> is cut short
+(rr- and 8 characters); <what> is the new status/stage, the action request,
+or the documents released. <status> is the receiver's HTTP status,
+"timeout", or error(<code>); a failed attempt adds when it is retried.
+Retries pending when the command stops are listed on stderr (start again
+with --since to send them again).
 
-Example, with \`medrecords mock --autopilot\` in another terminal:
-  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010 MEDRECORDS_API_KEY=<key it printed>
+Example, against a mock that accepts your own key (and keeps it across its
+restarts):
+  export MEDRECORDS_API_KEY=medrecords_sk_live_$(openssl rand -hex 16)
+  medrecords mock --autopilot --speed 60 &
+  export MEDRECORDS_BASE_URL=http://127.0.0.1:4010
   medrecords listen --forward-to http://localhost:3000/webhooks
 `;
 
@@ -101,6 +113,7 @@ export async function listenCommand(
       events: { type: "string" },
       since: { type: "string" },
       secret: { type: "string" },
+      "secret-file": { type: "string" },
       checkpoint: { type: "string" },
       "retry-schedule": { type: "string" },
       interval: { type: "string" },
@@ -126,13 +139,11 @@ export async function listenCommand(
   if (schedule !== "dev" && schedule !== "spec") {
     throw new UsageError(`--retry-schedule must be "dev" or "spec"; ${SEE_HELP}`);
   }
-  if (flags.secret !== undefined && !/^whsec_\S+$/.test(flags.secret)) {
-    throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
-  }
+  const given = await givenSecret(flags.secret, flags["secret-file"], io);
   if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
     throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
   }
-  const since = flags.since === undefined ? undefined : sinceFlag(flags.since, io.env);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, io.env, SEE_HELP);
   const intervalMs =
     flags.interval === undefined
       ? DEFAULT_INTERVAL_MS
@@ -166,14 +177,12 @@ export async function listenCommand(
   } catch (error) {
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
   }
-  // A mock on a fast clock runs ahead of this machine's: see ahead-checkpoint.ts.
-  const position = aheadTolerantStore(
+  // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
+  const store: CheckpointStore =
     flags.checkpoint === undefined
       ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint),
-  );
-  const store: CheckpointStore = position.store;
-  const secret = flags.secret ?? newSecret();
+      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
+  const secret = given?.secret ?? newSecret();
   const forwarder = createForwarder({
     url: forwardTo,
     secret,
@@ -190,7 +199,7 @@ export async function listenCommand(
   });
   const warn = (gap: EventLogGap) =>
     io.stderr(
-      `medrecords listen: warning: the position to continue from (${gap.checkpoint.created_at}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${gap.oldestAvailable}.\n`,
+      `medrecords listen: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
     );
 
   try {
@@ -198,9 +207,7 @@ export async function listenCommand(
     const saved = await store.load();
     if (saved === null) {
       const start =
-        since === undefined
-          ? await positionAfterNewest(mr, types)
-          : await positionSince(mr, since, apiFetch, apiKey);
+        since === undefined ? await positionAfterNewest(mr, types) : await positionSince(mr, since);
       if (start !== null) await store.save(start);
     } else if (since !== undefined) {
       io.stderr(
@@ -208,7 +215,7 @@ export async function listenCommand(
       );
     }
     await io.stdout(
-      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${flags.secret === undefined ? `the webhook secret ${secret}` : "the secret given by --secret"} (Ctrl-C to stop)\n`,
+      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${given === undefined ? `the webhook secret ${secret}` : `the secret from ${given.from}`} (Ctrl-C to stop)\n`,
     );
 
     const poller = mr.events.catchUp({
@@ -216,7 +223,7 @@ export async function listenCommand(
       // Checked against the SDK's event types when the flags were parsed.
       types: types as EventType[],
       pageSize: PAGE_SIZE,
-      onEvent: (event) => (position.covers(event) ? undefined : forwarder.deliver(event)),
+      onEvent: (event) => forwarder.deliver(event),
       onGap: warn,
     });
     const stop = () => void poller.stop();
@@ -241,7 +248,7 @@ export async function listenCommand(
     const pending = forwarder.pending();
     if (pending.length > 0 && !(fatalError instanceof OutputClosedError)) {
       io.stderr(
-        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.join(", ")}\n`,
+        `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.map(terminalSafe).join(", ")}\n`,
       );
     }
   }
@@ -260,46 +267,58 @@ function eventsFlag(value: string | undefined): string[] {
   return types;
 }
 
-type Since = { backMs: number } | { atMs: number };
-
-function sinceFlag(value: string, env: CommandIo["env"]): Since {
-  const text = value.trim();
-  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text)) return { backMs: parseDuration(text) };
-  const atMs = /^\d{4}-\d{2}-\d{2}(T.*(Z|[+-]\d{2}:\d{2}))?$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN;
-  if (Number.isNaN(atMs)) {
-    throw new UsageError(
-      `--since needs a duration such as 30m, 2h or 1d, or an ISO 8601 date-time with offset, not ${shown(value, env)}; ${SEE_HELP}`,
-    );
-  }
-  return { atMs };
-}
+const SECRET_SHAPE = /^whsec_\S+$/;
 
 /**
- * A `--since` start. A duration counts back from the service's time (the
- * Date header of a read of the log, as the poller reads it), not this
- * machine's: a mock's clock may be anywhere.
+ * The secret to sign with, if one was given: `--secret` (with a warning: the
+ * process list and shell history show it), `--secret-file` (its content, the
+ * line end trimmed), or MEDRECORDS_WEBHOOK_SECRET. `from` names the source
+ * for the ready line; the secret itself is never printed back.
  */
-async function positionSince(
-  mr: MedRecords,
-  since: Since,
-  apiFetch: typeof fetch,
-  apiKey: string,
-): Promise<Checkpoint> {
-  let atMs: number;
-  if ("atMs" in since) {
-    atMs = since.atMs;
-  } else {
-    // The key goes to the client's own base URL only.
-    const response = await apiFetch(`${mr.baseUrl.replace(/\/+$/, "")}/v2/events?limit=1`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-    });
-    discardBody(response);
-    const serverMs = Date.parse(response.headers.get("date") ?? "");
-    atMs = (Number.isNaN(serverMs) ? Date.now() : serverMs) - since.backMs;
+async function givenSecret(
+  flag: string | undefined,
+  file: string | undefined,
+  io: CommandIo,
+): Promise<{ secret: string; from: string } | undefined> {
+  if (flag !== undefined && file !== undefined) {
+    throw new UsageError(
+      `--secret and --secret-file are two ways to give one secret: pass one; ${SEE_HELP}`,
+    );
   }
-  return { created_at: new Date(atMs).toISOString(), ids_at_created_at: [] };
+  if (flag !== undefined) {
+    if (!SECRET_SHAPE.test(flag)) {
+      throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
+    }
+    io.stderr(
+      "medrecords listen: warning: --secret puts the secret in the process list and shell history; set MEDRECORDS_WEBHOOK_SECRET or pass --secret-file <file> instead.\n",
+    );
+    return { secret: flag, from: "--secret" };
+  }
+  if (file !== undefined) {
+    if (file.trim() === "") throw new UsageError(`--secret-file needs a file path; ${SEE_HELP}`);
+    let text: string;
+    try {
+      const { readFile } = await import("node:fs/promises");
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      throw new CommandError(`--secret-file: cannot read ${file}: ${messageOf(error)}`);
+    }
+    const secret = text.trim();
+    if (!SECRET_SHAPE.test(secret)) {
+      throw new CommandError(
+        `--secret-file: ${file} does not hold one secret shaped whsec_<secret> (its content is not shown)`,
+      );
+    }
+    return { secret, from: file };
+  }
+  const env = io.env.MEDRECORDS_WEBHOOK_SECRET;
+  if (env === undefined || env.trim() === "") return undefined;
+  if (!SECRET_SHAPE.test(env.trim())) {
+    throw new CommandError(
+      "MEDRECORDS_WEBHOOK_SECRET is set but is not shaped whsec_<secret> (its value is not shown)",
+    );
+  }
+  return { secret: env.trim(), from: "MEDRECORDS_WEBHOOK_SECRET" };
 }
 
 /** `whsec_` and 32 base62 characters, as the service's secrets look. */

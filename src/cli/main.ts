@@ -1,5 +1,6 @@
 /** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
 import { VERSION } from "../internal/version.js";
+import { custodyCommand } from "./custody-command.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { listenCommand } from "./listen.js";
 import { mockCommand } from "./mock-command.js";
@@ -18,6 +19,8 @@ Usage:
                                      webhook receiver, signed as the service does
   medrecords trigger <event type>    make a running mock emit an event
   medrecords openapi [options]       print the OpenAPI 3.1 document
+  medrecords custody verify <log>    check a custody log's hash chain
+  medrecords custody export <log>    one row per entry, for a certification
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
 `;
@@ -27,6 +30,7 @@ const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number
   listen: listenCommand,
   trigger: triggerCommand,
   openapi: openApiCommand,
+  custody: custodyCommand,
   events: (argv, io) => {
     const [sub, ...rest] = argv;
     if (sub === "tail") return eventsTail(rest, io);

@@ -6,9 +6,13 @@
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
+import { create as createCase } from "../contract/cases.js";
+import { create as createRequestor } from "../contract/requestors.js";
+import { create as createWebhook } from "../contract/webhooks.js";
 import { isLoopbackHost } from "../mock/control-guard.js";
 import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
-import type { Scope } from "../mock/model/api-keys.js";
+import { isApiKeyShaped, type Scope } from "../mock/model/api-keys.js";
+import { OPENAPI_PATH } from "../openapi/document.js";
 import { SCOPES } from "../schemas/scopes.js";
 import { parseFlags, portFlag } from "./args.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
@@ -16,7 +20,8 @@ import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 export const MOCK_HELP = `Usage: medrecords mock [options]
 
 Serves the stateful reference server of the Medical Record Retrieval API v2
-over HTTP, with the control API under /__mock/, until interrupted.
+over HTTP, with the control API under /__mock/ and the inspector (a page
+showing its state) at /__mock/ui, until interrupted.
 
 Options:
   --port <n>             API port (0 picks a free one)              [default: 4010]
@@ -45,8 +50,17 @@ Options:
                          (a receiver on your machine)
   --delivery <mode>      "fetch" POSTs deliveries, "inbox" only records them
                                                                     [default: fetch]
+  --id-seed <text>       derive every id from <text>: the same seed and the
+                         same calls give the same ids (reproducible runs).
+                         Default: a random seed, so no two runs share an id
   --json                 print the start-up details as one JSON line
   -h, --help             show this help
+
+Environment:
+  MEDRECORDS_API_KEY     when set to a key of the service's shape
+                         (medrecords_sk_live_...), the mock accepts it, with
+                         every scope or --scopes, and prints no key: the same
+                         key works across restarts. Never taken as a flag.
 
 Scopes: ${SCOPES.join(", ")}
 `;
@@ -63,6 +77,7 @@ const FLAGS = {
   autopilot: { type: "boolean" },
   "allow-private-webhook-urls": { type: "boolean" },
   delivery: { type: "string" },
+  "id-seed": { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -93,6 +108,11 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
   }
   const seed = flags.seed === undefined ? undefined : await readSeed(flags.seed);
   const host = flags.host ?? "127.0.0.1";
+  const idSeed = flags["id-seed"];
+  if (idSeed !== undefined && idSeed.trim() === "") {
+    throw new UsageError("--id-seed needs a non-empty text");
+  }
+  const envKey = keptKey(io);
 
   let server: MockServer;
   try {
@@ -105,6 +125,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       clockSpeed: speed,
       autopilot: flags.autopilot ?? false,
       allowPrivateWebhookUrls: flags["allow-private-webhook-urls"] ?? false,
+      ...(idSeed === undefined ? {} : { idSeed }),
       ...((flags.now ?? seed?.now) === undefined ? {} : { now: flags.now ?? seed?.now }),
     });
   } catch (error) {
@@ -113,15 +134,21 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
   }
   if (!isLoopbackHost(host)) io.stderr(exposedWarning(host));
   try {
-    const apiKey = server.apiKeys.create(scopes === undefined ? {} : { scopes });
+    const keyOptions = scopes === undefined ? {} : { scopes };
+    // A key from the environment is accepted, never printed back: it is already where it belongs.
+    const apiKey =
+      envKey === undefined
+        ? server.apiKeys.create(keyOptions)
+        : server.apiKeys.register(envKey, keyOptions);
     const seeded = seed === undefined ? undefined : await applySeed(server, flags.seed ?? "", seed);
     const details = {
       base_url: server.url,
-      api_key: apiKey,
+      ...(envKey === undefined ? { api_key: apiKey } : { api_key_from: "MEDRECORDS_API_KEY" }),
       scopes: scopes ?? SCOPES,
       storage_url: server.storageUrl,
       control_url: server.controlUrl,
-      openapi_url: `${server.url}/v2/openapi.json`,
+      inspector_url: server.inspectorUrl,
+      openapi_url: `${server.url}${OPENAPI_PATH}`,
       clock,
       speed,
       autopilot: flags.autopilot ?? false,
@@ -134,6 +161,20 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
     await server.close();
   }
   return 0;
+}
+
+/**
+ * The key of MEDRECORDS_API_KEY when it has the service's shape; another
+ * value is ignored with a warning that names the variable, never the value.
+ */
+function keptKey(io: CommandIo): string | undefined {
+  const value = io.env.MEDRECORDS_API_KEY;
+  if (value === undefined || value === "") return undefined;
+  if (isApiKeyShaped(value)) return value;
+  io.stderr(
+    "medrecords mock: warning: MEDRECORDS_API_KEY is set but is not a key of the service's shape (medrecords_sk_live_ followed by at least 16 visible characters); ignored, a new key is printed below.\n",
+  );
+  return undefined;
 }
 
 function exposedWarning(host: string): string {
@@ -171,10 +212,12 @@ function scopesFlag(value: string | undefined): Scope[] | undefined {
 
 function describe(details: {
   base_url: string;
-  api_key: string;
+  api_key?: string;
+  api_key_from?: string;
   scopes: readonly string[];
   storage_url: string;
   control_url: string;
+  inspector_url: string;
   openapi_url: string;
   clock: string;
   speed: number;
@@ -184,10 +227,13 @@ function describe(details: {
   const lines = [
     "medrecords mock: the Medical Record Retrieval API v2 reference server",
     `  base URL      ${details.base_url}`,
-    `  API key       ${details.api_key}`,
+    details.api_key === undefined
+      ? `  API key       the one in ${details.api_key_from} (kept across restarts)`
+      : `  API key       ${details.api_key}`,
     `  scopes        ${details.scopes.length === SCOPES.length ? "all" : details.scopes.join(", ")}`,
     `  storage       ${details.storage_url}`,
     `  control API   ${details.control_url}`,
+    `  inspector     ${details.inspector_url} (open it in a browser on this machine)`,
     `  OpenAPI       ${details.openapi_url}`,
     `  clock         ${details.clock === "manual" ? "manual (POST /__mock/clock/advance moves it)" : details.speed === 1 ? "real time" : `real time x ${details.speed}`}${details.autopilot ? ", autopilot on" : ""}`,
   ];
@@ -260,8 +306,14 @@ async function readSeed(path: string): Promise<Seed> {
 
 async function applySeed(server: MockServer, path: string, seed: Seed): Promise<SeedResult> {
   const key = server.apiKeys.create();
-  const create = async (collection: string, body: unknown, index: number) => {
-    const response = await server.fetch(`${server.url}/v2/${collection}`, {
+  // Each collection's create operation, as the contract declares it.
+  const paths = {
+    cases: createCase.path,
+    requestors: createRequestor.path,
+    webhooks: createWebhook.path,
+  };
+  const create = async (collection: keyof typeof paths, body: unknown, index: number) => {
+    const response = await server.fetch(`${server.url}${paths[collection]}`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body),

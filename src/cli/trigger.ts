@@ -6,11 +6,14 @@
  * case, facility and requestor, and a placeholder authorization PDF).
  */
 import { MedRecords } from "../client.js";
+import { test as testWebhook } from "../contract/webhooks.js";
+import { pathParamProblem } from "../core/path-param.js";
 import { MOCK_FACILITIES } from "../mock/model/facilities.js";
-import { EVENT_LOG_TYPES } from "../schemas/event-list.js";
+import { DELIVERY_ONLY_EVENT_TYPES, EVENT_LOG_TYPES } from "../schemas/event-list.js";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas/events.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { closestName } from "./closest.js";
 import { abortableFetch, isHttpUrl, messageOf, oneLine } from "./events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -56,7 +59,7 @@ the provider-side change behind it through the mock's control API, and
 prints what it did. The event is logged and delivered like any other: see it
 with \`medrecords listen\` or \`medrecords events tail\`.
 
-Event types:
+Event types (the part after "retrieval_request." is enough: documents_available):
   retrieval_request.status_changed        moves the request to processing /
                                           provider_processing
   retrieval_request.action_required       opens an action request (fails while
@@ -102,6 +105,12 @@ export async function triggerCommand(
     throw new UsageError(`which event? name an event type; ${SEE_HELP}`);
   }
   const type = eventType(first, io.env);
+  const given = flags["retrieval-request"];
+  // The client's own rule for ids: "." or ".." would reach another control path.
+  const problem = given === undefined ? undefined : pathParamProblem(given);
+  if (problem !== undefined) {
+    throw new UsageError(`--retrieval-request: ${problem}, such as ret_...; ${SEE_HELP}`);
+  }
   const mockUrl = (flags["mock-url"] ?? io.env.MEDRECORDS_BASE_URL)?.replace(/\/+$/, "");
   if (mockUrl === undefined || mockUrl === "" || !isHttpUrl(mockUrl)) {
     throw new UsageError(
@@ -157,13 +166,17 @@ export async function triggerCommand(
 function eventType(value: string, env: CommandIo["env"]): SubscribableEventType {
   const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES;
   if (known.includes(value)) return value as SubscribableEventType;
-  if ((EVENT_LOG_TYPES as readonly string[]).includes(value)) {
+  // The part after the prefix (documents_available), when it names one type only.
+  const unprefixed = known.filter((type) => type.slice(type.indexOf(".") + 1) === value);
+  if (unprefixed.length === 1) return unprefixed[0] as SubscribableEventType;
+  if ([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES].includes(value)) {
     throw new UsageError(
-      `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: POST /v2/webhooks/{id}/test); trigger takes ${known.join(", ")}`,
+      `${value} is not a provider-side change: the service emits it for a webhook (webhook.test: ${testWebhook.method} ${testWebhook.path}); trigger takes ${known.join(", ")}`,
     );
   }
+  const closest = closestName(value, known);
   throw new UsageError(
-    `unknown event type ${shown(value, env)}; trigger takes ${known.join(", ")}; ${SEE_HELP}`,
+    `unknown event type ${shown(value, env)}${closest === undefined ? ";" : `; did you mean ${closest}?`} trigger takes ${known.join(", ")} (or the part after retrieval_request.); ${SEE_HELP}`,
   );
 }
 

@@ -12,6 +12,7 @@ import type { AnyEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS } from "../schemas/webhooks.js";
 import { signWebhook } from "../webhooks/sign.js";
+import { terminalSafe } from "./terminal-text.js";
 
 /** `medrecords listen` retries this many times faster than the service: 1 s, 5 s, 30 s, 2 min. */
 export const LISTEN_RETRY_SPEEDUP = 60;
@@ -46,6 +47,8 @@ interface Outgoing {
   id: string;
   type: string;
   body: string;
+  /** The start of each attempt's line: the event as a person follows it (`eventSummary`). */
+  summary?: string;
 }
 
 export interface Forwarder {
@@ -105,7 +108,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         ? `  attempt ${n} of ${maxAttempts}, giving up`
         : `  attempt ${n} of ${maxAttempts}, retry in ${duration(delay)}`;
     await options.print(
-      `${new Date().toISOString()}  ${event.type}  ${event.id}  ${status}  ${ms}ms${what}\n`,
+      // The event's fields come from the service: nothing in them reaches the terminal raw.
+      `${terminalSafe(event.summary ?? `${event.type}  ${event.id}`)}  ${status}  ${ms}ms${what}\n`,
     );
     if (delay !== undefined && !signal.aborted) {
       const timer = setTimeout(() => {
@@ -120,7 +124,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 
   return {
     async deliver(event) {
-      const outgoing = toOutgoing(event);
+      const outgoing = { ...toOutgoing(event), summary: eventSummary(event) };
       // A retry of an event listed again (a restart) is replaced by this delivery.
       const pendingRetry = retries.get(outgoing.id);
       if (pendingRetry !== undefined) clearTimeout(pendingRetry);
@@ -162,6 +166,40 @@ function attemptSignal(
       outer.removeEventListener("abort", onAbort);
     },
   };
+}
+
+/**
+ * An event as a person follows one retrieval request through the lines: the
+ * event's time on the service's clock (a mock's, advanced or sped up, as the
+ * receiver sees it; not this machine's), its type, its id cut short, the
+ * retrieval request and what happened to it (the status and stage, the
+ * action request, the documents).
+ * @example "2026-06-15T12:00:01.084Z  retrieval_request.status_changed  rr-3f9c1a2b  ret_534ff250734b4051fb57df57  processing/provider_processing"
+ */
+export function eventSummary(event: AnyEvent): string {
+  const data = (event.data ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const subject = text(data.retrieval_request_id) ?? text(data.webhook_id) ?? "-";
+  let detail = "-";
+  if (text(data.status) !== undefined) {
+    detail = `${data.status}/${text(data.stage) ?? "-"}`;
+  } else if (text(data.action_request_id) !== undefined) {
+    detail = `action request ${data.action_request_id}`;
+  } else if (Array.isArray(data.document_ids)) {
+    const invoices = Array.isArray(data.invoice_ids) ? data.invoice_ids.length : 0;
+    const count = data.document_ids.length;
+    detail =
+      invoices > 0
+        ? `${invoices} invoice${invoices === 1 ? "" : "s"} ready`
+        : `${count} document${count === 1 ? "" : "s"}`;
+  }
+  return `${event.created_at}  ${event.type}  ${shortId(event.id)}  ${subject}  ${detail}`;
+}
+
+/** An event id short enough to read: its prefix and 8 characters (`rr-3f9c1a2b`); the full id is in the body. */
+export function shortId(id: string): string {
+  const prefix = /^(rr-|evt_test_|evt_)/.exec(id)?.[0] ?? "";
+  return id.length > prefix.length + 12 ? id.slice(0, prefix.length + 8) : id;
 }
 
 /**

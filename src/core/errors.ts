@@ -242,6 +242,25 @@ export class UploadError extends MedRecordsError {
   }
 }
 
+/**
+ * The service answered a list page whose `next` (or `previous`) link leads to
+ * a page already fetched in the same walk: a repeated link or cursor.
+ * Following it would never end, so the walk (`for await`, `pages()`,
+ * `toArray()`, the catch-up poller's run) stops with this error instead. The
+ * message names neither the link nor its cursor.
+ */
+export class PaginationLoopError extends MedRecordsError {
+  override name = "PaginationLoopError";
+  /** Which link repeated. */
+  readonly direction: "next" | "previous";
+  constructor(direction: "next" | "previous", what = "list") {
+    super(
+      `The ${what}'s \`${direction}\` link repeats a page already fetched in this walk (the same cursor): following it would never end, so the walk stopped. The service (or something between it and this client) answered a looping link; retry later, and quote the request ids of the responses to support.`,
+    );
+    this.direction = direction;
+  }
+}
+
 /** A presigned download address refused the file (`documents.content`, `retrievalRequests.documentContent`). */
 export class DownloadError extends MedRecordsError {
   override name = "DownloadError";
@@ -253,6 +272,32 @@ export class DownloadError extends MedRecordsError {
     super(message);
     this.status = status;
     this.code = code;
+  }
+}
+
+/**
+ * A custody log (`custodyLog`) could not take an entry: it cannot be written
+ * or read, or its chain does not verify (appending to it would bless the
+ * break). A download that could not be logged fails with it at the end of
+ * its stream, so the bytes are never handed over as if they were logged.
+ */
+export class CustodyLogError extends MedRecordsError {
+  override name = "CustodyLogError";
+  /** Which log, as its factory was configured: `fileCustodyLog ("custody.jsonl")`. */
+  readonly log: string;
+  /** Why, in a sentence (also the end of `message`). */
+  readonly reason: string;
+  /** The `seq` where the chain breaks, when that is why; null otherwise. */
+  readonly firstBadSeq: number | null;
+  constructor(
+    log: string,
+    reason: string,
+    options: { cause?: unknown; firstBadSeq?: number | null } = {},
+  ) {
+    super(`${log}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.log = log;
+    this.reason = reason;
+    this.firstBadSeq = options.firstBadSeq ?? null;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CustodyLog } from "../custody/log.js";
 import type { LogLevel } from "./logging.js";
 import type { TracerLike } from "./tracing.js";
 
@@ -136,6 +137,31 @@ export interface ClientOptions {
   validateResponses?: boolean;
   /** Headers added to every API request (not to presigned addresses). */
   defaultHeaders?: Record<string, string>;
+  /**
+   * A chain-of-custody log: every file the client downloads or uploads is
+   * hashed (SHA-256) as it streams, and one entry is appended when the
+   * stream completes (none for a stream cut short). A download whose entry
+   * cannot be appended fails at the end of its stream. See docs/custody.md.
+   * @default undefined (nothing recorded)
+   * @example fileCustodyLog("/var/lib/firm/custody.jsonl")
+   */
+  custodyLog?: CustodyLog | undefined;
+  /**
+   * Who handles the files, as the custody log's `actor` records it: a person
+   * or a service account. The key is never written: a value holding it has
+   * it replaced.
+   * @default the API key's redacted identity, e.g. "medrecords_sk_live_...Xy12"
+   * @example "paralegal:jdoe@firm.example"
+   */
+  custodyActor?: string | undefined;
+  /**
+   * Writes `"[redacted]"` as the custody log's `file_name`. File names of
+   * medical records often hold a patient's name; the log sits with the
+   * records themselves, so names are kept by default (a certification names
+   * the file), and the document id and hash still identify it when redacted.
+   * @default false
+   */
+  redactFileNames?: boolean | undefined;
 }
 
 /** Options of a single call; they override the client's. */

@@ -1,5 +1,6 @@
 import type { Operation } from "../contract/operation.js";
 import type { WithResponse } from "./api-promise.js";
+import { PaginationLoopError } from "./errors.js";
 import type { RequestOptions } from "./options.js";
 import type { CallInput, Core, ResponseOf } from "./request.js";
 
@@ -64,12 +65,18 @@ export class Page<T> implements AsyncIterable<T> {
     return this.#fetchUrl(this.next);
   }
 
-  /** This page and every following one, fetched one at a time. */
+  /**
+   * This page and every following one, fetched one at a time. A `next` link
+   * that repeats a page of this walk throws a `PaginationLoopError`.
+   */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    const walk = new LinkWalk(this.cursor);
     let page: Page<T> | undefined = this;
     while (page) {
       yield page;
-      page = page.hasNextPage() ? await page.getNextPage() : undefined;
+      if (page.next === null) break;
+      walk.follow("next", page.next);
+      page = await page.getNextPage();
     }
   }
 
@@ -204,6 +211,35 @@ export function paginate<O extends Operation & { readonly list: true }>(
     return { data: new Page<T>(envelope, cursor, follow, requestId), response, requestId };
   };
   return new PagePromise<T>(() => fetchPage(undefined));
+}
+
+/**
+ * The links one walk of a list has followed, per direction: following a
+ * `next` (or a `previous`) link whose cursor was already followed that way
+ * (or fetched first) throws a `PaginationLoopError`, since the walk would
+ * never end. Going back by `previous` over pages reached by `next` is not a
+ * repeat. Shared by `pages()` and the catch-up poller's runs.
+ */
+export class LinkWalk {
+  readonly #seen = { next: new Set<string>(), previous: new Set<string>() };
+  readonly #what: string;
+
+  /** `start` is the cursor of the first page, when it was fetched with one. */
+  constructor(start: string | null = null, what = "list") {
+    this.#what = what;
+    if (start !== null) {
+      this.#seen.next.add(start);
+      this.#seen.previous.add(start);
+    }
+  }
+
+  /** Records that `link` is about to be followed as `direction`; throws when that repeats. */
+  follow(direction: "next" | "previous", link: string): void {
+    const key = cursorOf(link) ?? link;
+    const seen = this.#seen[direction];
+    if (seen.has(key)) throw new PaginationLoopError(direction, this.#what);
+    seen.add(key);
+  }
 }
 
 function cursorOf(link: string | null): string | null {

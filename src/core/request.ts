@@ -14,6 +14,7 @@ import {
 } from "../contract/operation.js";
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
+import { keyHint } from "../internal/key-hint.js";
 import { proxyConfigured } from "../internal/proxy-env.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
@@ -32,6 +33,7 @@ import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
+import { pathParamProblem } from "./path-param.js";
 import { retryPolicy } from "./retry-policy.js";
 import { type CallSpan, startCallSpan } from "./tracing.js";
 
@@ -126,6 +128,8 @@ export class Core {
   readonly userAgent: string | undefined = userAgent();
   /** The log, at the level of `logLevel` or `MEDRECORDS_LOG`. */
   readonly log: RequestLog;
+  /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
+  readonly keyHint: string;
   readonly #apiKey: string;
   /** The headers of a call that adds none of its own; ky copies them before use. */
   readonly #headers: Readonly<Record<string, string>>;
@@ -159,6 +163,7 @@ export class Core {
       throw new MedRecordsError("`baseUrl` must use http or https.");
     }
     this.#apiKey = apiKey;
+    this.keyHint = keyHint(apiKey);
     this.log = new RequestLog(options.logger, options.logLevel);
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
@@ -563,22 +568,11 @@ function pathTemplate(path: string): PathTemplate {
   return template;
 }
 
-/** One path parameter, checked and encoded. */
+/** One path parameter, checked (path-param.ts) and encoded. */
 function pathSegment(op: Operation, name: string, value: unknown): string {
-  if (typeof value !== "string" || value === "") {
-    throw validateError(describeOperation(op), name, "Expected a non-empty string identifier");
-  }
-  // A segment of "." or ".." is resolved away by every URL parser, so
-  // `retrieve("..")` would call another route (GET /v2/, a list).
-  if (value === "." || value === "..") {
-    throw validateError(describeOperation(op), name, 'Expected an identifier, not "." or ".."');
-  }
-  try {
-    return encodeURIComponent(value);
-  } catch {
-    // A lone surrogate has no UTF-8 form (URIError), so no address can carry it.
-    throw validateError(describeOperation(op), name, "Expected a well-formed string identifier");
-  }
+  const problem = pathParamProblem(value);
+  if (problem !== undefined) throw validateError(describeOperation(op), name, problem);
+  return encodeURIComponent(value as string);
 }
 
 /** A `ValidationError` naming one field, for a request the SDK refuses before sending. */

@@ -1,6 +1,8 @@
 import * as z from "zod";
+import type { CustodyIds } from "../custody/record.js";
 import { discardBody } from "../internal/discard-body.js";
 import type { SignUploadResponse } from "../schemas/uploads.js";
+import type { APIPromise } from "./api-promise.js";
 import { UploadError } from "./errors.js";
 import { isNode, nodePut } from "./node-put.js";
 import type { Core } from "./request.js";
@@ -124,27 +126,44 @@ export interface UploadNames {
   file_type: string;
 }
 
+/** A completed PUT: the `upload_id` to consume, and how to log it. */
+export interface SentUpload {
+  upload_id: string;
+  /**
+   * Appends the upload's custody entry naming `ids` (a no-op without a
+   * custody log): called by the resource once it knows them (the document
+   * `uploadDocument` created), so that the entry names what the file became.
+   */
+  record(ids: CustodyIds): Promise<void>;
+}
+
 /**
  * The whole upload flow over any signing endpoint: resolve name and type,
  * sign, PUT the bytes, and return the `upload_id` to consume. The PUT carries
  * `Content-Type` and `Content-Length` and no `Authorization`, through the
  * caller's `fetch` when one was given, else (in Node) through node:http for
  * bounded memory. A 403 means the address expired (15 minutes); a replayable
- * body is re-signed and sent once more.
+ * body is re-signed and sent once more. With a custody log, each attempt's
+ * bytes are hashed as they are sent (src/custody, loaded only then).
  */
 export async function signAndPut(
   core: Core,
-  sign: (names: UploadNames) => PromiseLike<SignUploadResponse>,
+  sign: (names: UploadNames) => APIPromise<SignUploadResponse>,
   params: UploadParams,
   where: string,
   signal?: AbortSignal,
-): Promise<string> {
+): Promise<SentUpload> {
   const prepared = prepareUpload(params, where);
   const names = { file_name: prepared.file_name, file_type: prepared.file_type };
   const fetchFn = core.customFetch;
-  let signed = await sign(names);
+  const recorder =
+    core.options.custodyLog === undefined
+      ? undefined
+      : new (await import("../custody/record.js")).UploadRecorder(core);
+  let { data: signed, requestId } = await sign(names).withResponse();
   let body = prepared.body.first;
   for (let attempt = 1; ; attempt++) {
+    if (recorder) body = await recorder.body(body);
     const headers = {
       "content-type": prepared.file_type,
       "content-length": String(prepared.body.length),
@@ -162,7 +181,11 @@ export async function signAndPut(
           } as RequestInit);
     if (response.ok) {
       discardBody(response);
-      return signed.upload_id;
+      const upload_id = signed.upload_id;
+      return {
+        upload_id,
+        record: (ids) => recorder?.finish({ ...names, requestId }, ids, where) ?? Promise.resolve(),
+      };
     }
     const code = await errorCode(response);
     if (response.status !== 403 || attempt > 1) {
@@ -179,7 +202,7 @@ export async function signAndPut(
         code,
       );
     }
-    signed = await sign(names);
+    ({ data: signed, requestId } = await sign(names).withResponse());
     body = prepared.body.replay();
   }
 }

@@ -18,6 +18,12 @@
  * logged and delivered like any other. A request the developer moved to a
  * final state (or that a reset removed) ends its life quietly; a step the
  * request's current state refuses is skipped.
+ *
+ * The autopilot never moves a request backwards: each step looks at the
+ * request as it is then, and a stage already reached (by `medrecords
+ * trigger` or a control call) is not set again, records or an invoice
+ * already there are not added again, and an action request is not opened
+ * when one was already asked. The life continues from the current stage.
  */
 import { randomInt, seededRandom } from "../internal/seeded-random.js";
 import type { OpenActionRequestInput } from "./model/action-requests.js";
@@ -29,7 +35,11 @@ import {
   releaseRecords,
   setRetrievalStatus,
 } from "./model/retrieval-provider.js";
-import { openActionRequestOf } from "./model/retrieval-requests.js";
+import {
+  openActionRequestOf,
+  type RetrievalStageValue,
+  type StoredRetrievalRequest,
+} from "./model/retrieval-requests.js";
 import type { MockState, ModelContext } from "./model/state.js";
 
 /** `autopilot` option of a mock service. */
@@ -110,33 +120,45 @@ export function createAutopilot(ctx: ModelContext, options: MockAutopilotOptions
         previousMs = Math.max(previousMs + 1, createdMs + (minutes + jitter) * MINUTE_MS);
         return previousMs;
       };
-      const step = (minutes: number, change: () => void) =>
+      const step = (minutes: number, change: (stored: StoredRetrievalRequest) => void) =>
         ctx.clock.schedule(at(minutes), () => run(ctx, state, id, change));
 
       let invoiceId: string | undefined;
       const m = AUTOPILOT_STEP_MINUTES;
-      step(m.requestSent, () =>
-        setRetrievalStatus(ctx, id, { status: "processing", stage: "request_sent" }),
-      );
-      step(m.providerProcessing, () =>
-        setRetrievalStatus(ctx, id, { status: "processing", stage: "provider_processing" }),
-      );
+      /** Moves the request on to `stage`, unless it is there or further already. */
+      const advanceTo = (stored: StoredRetrievalRequest, stage: RetrievalStageValue) => {
+        if (stageRank(stored.value.stage) >= stageRank(stage)) return;
+        setRetrievalStatus(ctx, id, { status: "processing", stage });
+      };
+      step(m.requestSent, (stored) => advanceTo(stored, "request_sent"));
+      step(m.providerProcessing, (stored) => advanceTo(stored, "provider_processing"));
       if (withActionRequest && actionRequest !== undefined) {
-        step(m.actionRequest, () => openActionRequest(ctx, id, actionRequest));
-        step(m.actionRequestLapses, () => {
-          const stored = ctx.state.retrieval.requests.get(id);
+        step(m.actionRequest, (stored) => {
+          // Asked already (by trigger or a control call), or past the provider's processing.
+          if (stored.actionRequests.length > 0) return;
+          if (stageRank(stored.value.stage) > stageRank("provider_processing")) return;
+          openActionRequest(ctx, id, actionRequest);
+        });
+        step(m.actionRequestLapses, (stored) => {
           // Answered meanwhile: the answer already moved it back to processing.
-          if (stored === undefined || openActionRequestOf(stored) === undefined) return;
-          setRetrievalStatus(ctx, id, { status: "processing", stage: "provider_processing" });
+          if (openActionRequestOf(stored) === undefined) return;
+          const stage =
+            stageRank(stored.value.stage) > stageRank("provider_processing")
+              ? stored.value.stage
+              : "provider_processing";
+          setRetrievalStatus(ctx, id, { status: "processing", stage });
         });
       }
-      step(m.recordsReleased, () => {
-        setRetrievalStatus(ctx, id, { status: "processing", stage: "records_received" });
+      step(m.recordsReleased, (stored) => {
+        advanceTo(stored, "records_received");
+        // Records released already (trigger documents_available): not released twice.
+        if (stored.documents.some((doc) => doc.value.kind === "record")) return;
         releaseRecords(ctx, id, [
           { file_name: "medical-records.pdf", file_type: "application/pdf", bytes: pdf(id) },
         ]);
       });
-      step(m.invoiceListed, () => {
+      step(m.invoiceListed, (stored) => {
+        if (stored.documents.some((doc) => doc.value.kind === "invoice")) return;
         invoiceId = addInvoice(ctx, id, {
           file_name: "invoice.pdf",
           file_type: "application/pdf",
@@ -146,9 +168,7 @@ export function createAutopilot(ctx: ModelContext, options: MockAutopilotOptions
           records_fee: 30,
         });
       });
-      step(m.qualityReview, () =>
-        setRetrievalStatus(ctx, id, { status: "processing", stage: "quality_review" }),
-      );
+      step(m.qualityReview, (stored) => advanceTo(stored, "quality_review"));
       step(m.invoiceReady, () => {
         if (invoiceId !== undefined) markInvoiceReady(ctx, id, invoiceId);
       });
@@ -157,14 +177,33 @@ export function createAutopilot(ctx: ModelContext, options: MockAutopilotOptions
   };
 }
 
+/** The order of a request's life; a step never moves a request to an earlier one. */
+const STAGE_ORDER: readonly string[] = [
+  "intake",
+  "request_sent",
+  "provider_processing",
+  "records_received",
+  "quality_review",
+  "completed",
+];
+
+function stageRank(stage: string): number {
+  return STAGE_ORDER.indexOf(stage);
+}
+
 /** One step, unless the request is gone (deleted by a reset) or final; a refused step is skipped. */
-function run(ctx: ModelContext, state: MockState, id: string, change: () => void): void {
+function run(
+  ctx: ModelContext,
+  state: MockState,
+  id: string,
+  change: (stored: StoredRetrievalRequest) => void,
+): void {
   if (ctx.state !== state) return;
   const stored = state.retrieval.requests.get(id);
   if (stored === undefined) return;
   if (stored.value.status === "completed" || stored.value.status === "cancelled") return;
   try {
-    change();
+    change(stored);
   } catch {
     // The developer moved the request somewhere this step does not fit (an action request open): skip it.
   }

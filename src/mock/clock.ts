@@ -7,7 +7,12 @@
  * "retry in 10 s" clears without anyone advancing it. Both hang deliveries,
  * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
+import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
 
+/**
+ * The service's time (`mock.clock`): manual, moved only by `advance()` and
+ * `set()`, or following real time at a speed; see the module notes above.
+ */
 export interface MockClock {
   /**
    * How the clock moves. `"manual"`: it stands still until `advance()` or
@@ -23,9 +28,15 @@ export interface MockClock {
    * Moves time forward by milliseconds or by a string such as "500ms", "90s",
    * "15m", "2h" or "31d", running every scheduled task that falls due on the
    * way, in time order. Returns the new time.
+   * @throws {RangeError} for a bad duration, or one that would take the clock
+   *   past 9999-12-31T23:59:59.999Z; the clock does not move then.
    */
   advance(by: number | string): Date;
-  /** Jumps to a time (forward or back); moving forward runs what fell due. */
+  /**
+   * Jumps to a time (forward or back); moving forward runs what fell due.
+   * @throws {RangeError} for an invalid date or one outside the years 0000
+   *   to 9999; the clock does not move then.
+   */
   set(date: Date | string | number): void;
   /**
    * Runs `task` once the clock reaches `atMs` (epoch milliseconds). Never
@@ -69,16 +80,7 @@ export function retryAfterHint(clock: MockClock, seconds: number): string {
     : `retry in ${seconds} s of the mock's clock`;
 }
 
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-};
-
-const DURATION_HINT =
-  'a number of milliseconds, or a string like "500ms", "90s", "15m", "2h" or "31d"';
+const DURATION_HINT = `a number of milliseconds, or a string like ${DURATION_EXAMPLES}`;
 
 /** Milliseconds in a duration given as a number of ms or a string like "15m". */
 export function parseDuration(by: number | string): number {
@@ -88,14 +90,20 @@ export function parseDuration(by: number | string): number {
     }
     return by;
   }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(String(by));
-  const amount = match?.[1];
-  const unit = match?.[2];
-  if (amount === undefined || unit === undefined) {
+  const ms = parseDurationText(String(by));
+  if (ms === undefined) {
     throw new RangeError(`Invalid duration ${JSON.stringify(by)}: expected ${DURATION_HINT}.`);
   }
-  return Math.round(Number(amount) * (UNIT_MS[unit] ?? 1));
+  return ms;
 }
+
+/**
+ * The times the mock clock can show: years 0000 to 9999, the ones an RFC 3339
+ * date-time (every timestamp of the API) can write. Past them `toISOString()`
+ * writes a six-digit year, or throws past the `Date` range.
+ */
+export const MOCK_CLOCK_MIN_MS = Date.parse("0000-01-01T00:00:00.000Z");
+export const MOCK_CLOCK_MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
 /** Epoch milliseconds of a Date, an ISO string or a number; throws on an invalid date. */
 export function toEpochMs(date: Date | string | number): number {
@@ -104,6 +112,16 @@ export function toEpochMs(date: Date | string | number): number {
   if (!Number.isFinite(ms)) {
     throw new RangeError(
       `Invalid date ${JSON.stringify(String(date))}: expected a Date, an ISO 8601 string or epoch milliseconds.`,
+    );
+  }
+  return ms;
+}
+
+/** `ms` when the clock can show it; a RangeError naming the bounds otherwise (nothing moved). */
+function withinClockRange(ms: number, what: string): number {
+  if (!(ms >= MOCK_CLOCK_MIN_MS && ms <= MOCK_CLOCK_MAX_MS)) {
+    throw new RangeError(
+      `${what} would put the mock clock outside the years 0000 to 9999 (${new Date(MOCK_CLOCK_MIN_MS).toISOString()} to ${new Date(MOCK_CLOCK_MAX_MS).toISOString()}), which the API's timestamps cannot write; the clock was not moved.`,
     );
   }
   return ms;
@@ -137,7 +155,7 @@ export function createMockClock(
     throw new RangeError(`The mock clock's speed must be a positive number, not ${speed}.`);
   }
   // The time is anchorMs at real instant anchorRealMs; a manual clock never moves from its anchor.
-  let anchorMs = toEpochMs(initial);
+  let anchorMs = withinClockRange(toEpochMs(initial), "The initial time");
   let anchorRealMs = performance.now();
   const live = (): number =>
     mode === "manual" ? anchorMs : anchorMs + (performance.now() - anchorRealMs) * speed;
@@ -217,11 +235,12 @@ export function createMockClock(
     mode,
     now: () => new Date(current()),
     advance(by) {
-      moveTo(current() + parseDuration(by));
+      // Checked before anything moves or runs: a refused advance leaves the clock as it was.
+      moveTo(withinClockRange(current() + parseDuration(by), `Advancing by ${JSON.stringify(by)}`));
       return new Date(current());
     },
     set(date) {
-      moveTo(toEpochMs(date));
+      moveTo(withinClockRange(toEpochMs(date), `Setting ${JSON.stringify(String(date))}`));
     },
     schedule(atMs, task) {
       if (!Number.isFinite(atMs)) {

@@ -14,10 +14,13 @@ import { SCOPES } from "../schemas/scopes.js";
 import type { MockFaultOptions } from "./fault-options.js";
 import { apiErrorReply, json, readText } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
+import { INSPECTOR_FILES, INSPECTOR_PATH, inspectorFile } from "./inspector-page.js";
+import { inspectorView } from "./inspector-view.js";
+import { redeliver } from "./model/webhooks.js";
 import type { MockRetrievalRequests } from "./retrieval-control.js";
 import { Router } from "./router.js";
 import type { MockSeed } from "./seed.js";
-import type { MockServiceCore } from "./service.js";
+import { contextOf, type MockServiceCore } from "./service.js";
 import type { MockSnapshot } from "./snapshot.js";
 
 type ControlHandler = (call: {
@@ -78,6 +81,9 @@ export const CONTROL_ENDPOINTS = [
   "DELETE /__mock/snapshots/{id}",
   "GET    /__mock/requests",
   "DELETE /__mock/requests",
+  "POST   /__mock/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+  "GET    /__mock/state",
+  "GET    /__mock/ui",
 ] as const;
 
 /** Snapshots the control API holds at once; `DELETE /__mock/snapshots/{id}` frees a place. */
@@ -151,8 +157,8 @@ export function createControlApi(
   );
   route("POST", "/retrieval-requests/:id/cancel", ({ params }) => json(200, rr.cancel(id(params))));
   route("POST", "/deliveries/flush", async () => {
-    await service.deliveries.flush();
-    return json(200, { flushed: true });
+    const result = await service.deliveries.flush();
+    return json(200, { flushed: true, ...result });
   });
   route("GET", "/deliveries/inbox", () => json(200, { results: service.deliveries.inbox }));
   route("GET", "/faults", () => json(200, service.faults.current()));
@@ -210,6 +216,14 @@ export function createControlApi(
     return new Response(null, { status: 204 });
   });
   route("GET", "/requests", () => json(200, { results: service.requests }));
+  // The API's redelivery, for the inspector page, which holds no API key.
+  route("POST", "/webhooks/:id/deliveries/:delivery_id/redeliver", async ({ params }) =>
+    json(200, await redeliver(contextOf(service), id(params), params.delivery_id as string)),
+  );
+  route("GET", "/state", () => json(200, inspectorView(service)));
+  for (const file of INSPECTOR_FILES) {
+    router.add("GET", `${INSPECTOR_PATH}${file}`, () => inspectorFile(file));
+  }
   route("DELETE", "/requests", () => {
     service.requests.clear();
     return new Response(null, { status: 204 });

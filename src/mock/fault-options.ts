@@ -21,7 +21,7 @@ export type MockFaultTiming = "before" | "after";
 const FaultStatus = z.literal([500, 502, 503, 504]) satisfies z.ZodType<MockFaultStatus>;
 const FaultTiming = z.enum(["before", "after"]) satisfies z.ZodType<MockFaultTiming>;
 
-/** @internal The schema of {@link MockFaultReorder}; medrecords/mock exports only the type. */
+/** The schema of {@link MockFaultReorder}; medrecords/mock exports only the type. */
 export const MockFaultReorder = z.strictObject({
   /**
    * Deliveries held back before the whole batch is sent in shuffled order.
@@ -52,7 +52,7 @@ const LatencyRange = z
   .refine((range) => range.min <= range.max, "min must not be greater than max");
 
 /**
- * @internal The schema of {@link MockFaultOptions}, which `set()` parses
+ * The schema of {@link MockFaultOptions}, which `set()` parses
  * with; medrecords/mock exports only the type.
  */
 export const MockFaultOptions = z.strictObject({

@@ -18,6 +18,7 @@ import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
 import { apiErrorReply } from "./handlers/shared.js";
+import { INSPECTOR_PATH } from "./inspector-page.js";
 import { newRequestId } from "./model/ids.js";
 import {
   createMockServiceCore,
@@ -53,8 +54,64 @@ export interface MockServer extends MockServiceCore {
   readonly url: string;
   /** The control API's base URL: `${url}/__mock`. */
   readonly controlUrl: string;
+  /**
+   * The inspector, a page for a browser on this machine: `${url}/__mock/ui`.
+   * It shows retrieval requests with their timelines, the event log, each
+   * webhook's delivery attempts, the request journal and the clock, and makes
+   * the provider's moves, clock moves and redeliveries (docs/inspector.md).
+   */
+  readonly inspectorUrl: string;
   /** Stops accepting connections, ends open ones, and frees both ports. */
   close(): Promise<void>;
+}
+
+/**
+ * How long a connection may take and how many may be open, per listener (the
+ * API's and the storage origin's). A client that connects and sends nothing,
+ * or trickles its headers, is answered 408 and disconnected after
+ * `headersTimeoutMs`; one whose request (headers and body) takes longer than
+ * `requestTimeoutMs` likewise; an idle kept-alive connection is closed after
+ * `keepAliveTimeoutMs`. Past `maxConnections` open connections a new one is
+ * closed at once. The answer's own time (injected latency, a slow download
+ * reader) is not limited.
+ */
+export interface MockServerLimits {
+  /** @default 10_000 */
+  headersTimeoutMs: number;
+  /** @default 120_000 */
+  requestTimeoutMs: number;
+  /** @default 5_000 */
+  keepAliveTimeoutMs: number;
+  /** @default 1_024 */
+  maxConnections: number;
+  /** How often the timeouts above are checked: their precision. @default 1_000 */
+  checkIntervalMs: number;
+}
+
+export const MOCK_SERVER_LIMITS: Readonly<MockServerLimits> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_024,
+  checkIntervalMs: 1_000,
+});
+
+/** A `node:http` server with the limits above. */
+function limitedServer(
+  limits: MockServerLimits,
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+    },
+    listener,
+  );
+  server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 /** Raised when a port cannot be listened on; `code` is Node's (`EADDRINUSE`, `EACCES`, ...). */
@@ -87,8 +144,9 @@ export function startMockServer(options: MockServerOptions = {}): Promise<MockSe
 
 export async function startMockServerInternal(
   options: MockServerOptions,
-  internal: InternalMockServiceOptions,
+  internal: InternalMockServiceOptions & { limits?: Partial<MockServerLimits> },
 ): Promise<MockServer> {
+  const limits = { ...MOCK_SERVER_LIMITS, ...internal.limits };
   const { port = 0, host = "127.0.0.1", storagePort = 0, ...serviceOptions } = options;
   checkPort(port, "port");
   checkPort(storagePort, "storagePort");
@@ -103,8 +161,8 @@ export async function startMockServerInternal(
     serve(kind, service, control, req, res);
   };
 
-  const apiServer = createServer(listener("api"));
-  const storageServer = createServer(listener("storage"));
+  const apiServer = limitedServer(limits, listener("api"));
+  const storageServer = limitedServer(limits, listener("storage"));
   const apiPort = await listen(apiServer, port, host, "API");
   let boundStoragePort: number;
   try {
@@ -130,6 +188,7 @@ export async function startMockServerInternal(
   return Object.assign(service, {
     url: service.baseUrl,
     controlUrl: `${service.baseUrl}/__mock`,
+    inspectorUrl: `${service.baseUrl}${INSPECTOR_PATH}`,
     close() {
       // A real clock's timer would go on delivering for a server that is gone.
       stopMockClock(clock);
@@ -214,6 +273,8 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Every answer, control API and refusals included, carries the service's time, as handle() stamps its own.
+  res.setHeader("date", service.clock.now().toUTCString());
   const abort = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) abort.abort();

@@ -23,7 +23,13 @@ export {
   startMockServer,
 } from "./http-server.js";
 export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
-export type { DeliveryMode, InboxDelivery } from "./model/delivery.js";
+export type {
+  DeliveryFlushResult,
+  DeliveryMode,
+  DeliveryTarget,
+  FailedDeliveryAttempt,
+  InboxDelivery,
+} from "./model/delivery.js";
 export { MOCK_FACILITIES } from "./model/facilities.js";
 export type {
   ActionResponseRecord as MockActionResponse,

@@ -21,7 +21,6 @@ import {
 import { placeActionRequest } from "./model/action-requests.js";
 import { type CaseRecord, createCase } from "./model/cases.js";
 import { MOCK_FACILITIES } from "./model/facilities.js";
-import { newUploadId } from "./model/ids.js";
 import { createRequestor } from "./model/requestors.js";
 import {
   emitActionRequired,
@@ -239,7 +238,7 @@ export function createSeed(ctx: ModelContext): MockSeed {
         stage: input.stage ?? SEED_DEFAULT_STAGES[input.status],
         action_required_reason: reason,
         auth_form: {
-          upload_id: newUploadId(),
+          upload_id: ctx.ids.uuid("upload"),
           file_name: "hipaa-authorization.pdf",
           file_type: "application/pdf",
           file_size: authForm.byteLength,

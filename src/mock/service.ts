@@ -8,11 +8,15 @@ import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
 import {
+  checkDeliveryTarget,
   createDeliveryRuntime,
+  type DeliveryFlushResult,
   type DeliveryMode,
+  type DeliveryTarget,
   flushDeliveries,
   type InboxDelivery,
 } from "./model/delivery.js";
+import { IdSource } from "./model/id-source.js";
 import { newRequestId } from "./model/ids.js";
 import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
@@ -35,6 +39,17 @@ export interface MockServiceOptions {
    * @default false
    */
   allowPrivateWebhookUrls?: boolean;
+  /**
+   * Makes every id the service hands out (cases, documents, uploads,
+   * retrieval requests, action requests, requestors, webhooks, deliveries,
+   * events) follow from this text: two services with the same `idSeed` and
+   * the same calls hand out the same ids, for reproducible runs. Without it
+   * no two services share an id. Either way a service never hands out an id
+   * twice, across `reset()` and `restore()` too.
+   * @default a random seed per service
+   * @example "checkout-suite"
+   */
+  idSeed?: string;
   /** Initial time of the mock clock. @default the real time at creation */
   now?: Date | string | number;
   /**
@@ -72,14 +87,31 @@ export interface MockServiceOptions {
    */
   fetch?: typeof fetch;
   /**
+   * Hands every webhook delivery in-process to this Fetch-style handler
+   * (what `createWebhookHandler` returns), whatever the webhook's URL: no
+   * network, no MSW passthrough, no DNS. Each attempt is signed, timed out
+   * after 5 s, retried and recorded as over the network; the handler's
+   * answer is the receiver's. Not with `delivery: "inbox"`.
+   * @default undefined (deliveries are POSTed with `fetch`)
+   * @example createMockService({ deliverTo: createWebhookHandler({ secret, on, now: () => mock.clock.now().getTime() }) })
+   */
+  deliverTo?: (request: Request) => Response | Promise<Response>;
+  /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
-   * private address. A name that does not resolve is accepted (its
-   * deliveries fail). Asked again before each delivery attempt, which is not
-   * sent when the name now resolves to a private address (DNS rebinding).
-   * Not called when `allowPrivateWebhookUrls` is true.
-   * @default node:dns lookup of every address, except names reserved for
-   * testing (`*.test`, `*.example`, `*.invalid`, `example.com/net/org`), which
-   * are never looked up so that a test suite sends no DNS traffic
+   * private address: resolves to every address, to `[]` for a name that does
+   * not exist, and rejects when the name cannot be resolved now. At creation
+   * (and on a URL change) a name with a private address is refused (400), and
+   * so is one whose lookup fails; one that does not exist is accepted (its
+   * deliveries fail); names reserved for testing (`*.test`, `*.example`,
+   * `*.invalid`, `example.com/net/org`) are not looked up by the default then, so a test
+   * suite under MSW sends no DNS query. Each delivery attempt that really
+   * connects resolves the name once, checks every address and connects only
+   * to those (DNS rebinding cannot slip a private address in between); a name
+   * that fails to resolve, has no address or any private one is not sent to.
+   * An interceptor (MSW) answers before that lookup. With your own `fetch`,
+   * the name is resolved and checked just before the attempt, but where your
+   * fetch connects is up to it. Not called when `allowPrivateWebhookUrls` is true.
+   * @default node:dns lookup of every address
    * @example async () => ["93.184.215.14"]
    */
   lookupHost?: (hostname: string) => Promise<readonly string[]>;
@@ -89,14 +121,23 @@ export interface MockServiceOptions {
 export interface InternalMockServiceOptions {
   /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
   deliveryTimeoutMs?: number;
+  /** Addresses taken for public at delivery, so a loopback receiver can stand in for a public host. */
+  publicAddressesForTesting?: readonly string[];
   /** Sees every answer of the API origin, e.g. to check it against openapi.json. */
   onApiResponse?: (request: Request, response: Response) => void;
 }
 
 /** `mock.deliveries`: the webhook deliveries the service sends. */
 export interface MockDeliveries {
-  /** Awaits every delivery attempt in flight (attempts due now); call it before advancing the clock. */
-  flush(): Promise<void>;
+  /**
+   * Awaits every delivery attempt in flight (attempts due now); call it
+   * before advancing the clock. Resolves to what the attempts finished since
+   * the previous `flush()` came to: `{ attempted, succeeded, failed }`, each
+   * failure as `{ webhook_id, event_id, event_type, status_code, error }`
+   * (never a body).
+   * @example const { failed } = await mock.deliveries.flush(); expect(failed).toEqual([]);
+   */
+  flush(): Promise<DeliveryFlushResult>;
   /** In `delivery: "inbox"` mode, every request that would have been POSTed, oldest first. */
   readonly inbox: InboxDelivery[];
 }
@@ -105,6 +146,12 @@ export interface MockDeliveries {
 export interface MockApiKeys {
   /** Returns a new raw key, `medrecords_sk_live_` + 32 base62 characters. */
   create(options?: CreateApiKeyOptions): string;
+  /**
+   * Accepts a key of your choosing (`medrecords_sk_live_` + at least 16
+   * visible ASCII characters), e.g. one kept across restarts; returns it.
+   * @example mock.apiKeys.register(process.env.MEDRECORDS_API_KEY, { scopes: ["cases:read"] })
+   */
+  register(key: string, options?: CreateApiKeyOptions): string;
 }
 
 /**
@@ -137,8 +184,9 @@ export interface MockServiceCore {
   readonly faults: MockFaults;
   /**
    * Empties every resource and the inbox; API keys, the clock and the fault
-   * configuration stay as they are. Retries still pending on the clock find
-   * their webhook gone and stop.
+   * configuration stay as they are, and the id sequence goes on (an id is
+   * never handed out twice). Retries still pending on the clock find their
+   * webhook gone and stop.
    */
   reset(): void;
   /**
@@ -153,7 +201,12 @@ export interface MockServiceCore {
    * their retries. Cheap enough for every `beforeEach`.
    */
   snapshot(): MockSnapshot;
-  /** Brings back exactly what `snapshot()` saved; a snapshot can be restored any number of times. */
+  /**
+   * Brings back exactly what `snapshot()` saved; a snapshot can be restored
+   * any number of times. The id sequence is not part of it: ids handed out
+   * after a restore are new, so a receiver's dedupe store kept across tests
+   * sees no false duplicate.
+   */
   restore(snapshot: MockSnapshot): void;
   /**
    * Every request the API origin received (method, path, path template,
@@ -170,6 +223,16 @@ export interface MockService extends MockServiceCore {
 
 // The model behind each service, for test/helpers/mock-internals.ts (not exported from medrecords/mock).
 const contexts = new WeakMap<MockServiceCore, ModelContext>();
+
+/**
+ * Sends the service's deliveries in-process to `target` from now on (the
+ * test kit's `deliverTo`); survives `reset()` and `restore()`.
+ */
+export function setDeliveryTarget(mock: MockServiceCore, target: DeliveryTarget): void {
+  const runtime = contextOf(mock).delivery;
+  checkDeliveryTarget(target, runtime.mode, "deliverTo(handler)");
+  runtime.deliverTo = target;
+}
 
 /** The model context of a service made by `createMockService` or `startMockServer`. */
 export function contextOf(mock: MockServiceCore): ModelContext {
@@ -190,6 +253,12 @@ export function createMockServiceCore(
   if (baseUrl === storageUrl) {
     throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
   }
+  if (
+    options.idSeed !== undefined &&
+    (typeof options.idSeed !== "string" || options.idSeed === "")
+  ) {
+    throw new TypeError("createMockService: idSeed must be a non-empty string.");
+  }
   const clock = createMockClock(options.now ?? Date.now(), {
     ...(options.clock === undefined ? {} : { mode: options.clock }),
     ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
@@ -202,11 +271,14 @@ export function createMockServiceCore(
     storageUrl,
     allowPrivateWebhookUrls: options.allowPrivateWebhookUrls ?? false,
     lookupHost: options.lookupHost ?? defaultLookupHost,
+    ids: new IdSource(options.idSeed),
     delivery: createDeliveryRuntime({
       mode: options.delivery,
       fetch: options.fetch,
+      deliverTo: options.deliverTo,
       timeoutMs: internal.deliveryTimeoutMs,
       faults: faults.delivery,
+      publicForTesting: internal.publicAddressesForTesting,
     }),
     state: createState(),
   };
@@ -308,7 +380,10 @@ export function createMockServiceCore(
     storageUrl,
     handle,
     fetch: mockFetch,
-    apiKeys: { create: (createOptions) => keys.create(createOptions) },
+    apiKeys: {
+      create: (createOptions) => keys.create(createOptions),
+      register: (key, registerOptions) => keys.register(key, registerOptions),
+    },
     clock,
     deliveries: {
       flush: () => flushDeliveries(ctx.delivery),

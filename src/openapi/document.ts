@@ -18,8 +18,14 @@ import {
 } from "../contract/index.js";
 import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
 import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
-import { DEFAULT_PAGE_LIMIT, OpenEnumOther, PAGE_LIMIT_MAX } from "../schemas/common.js";
-import { EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
+import {
+  DEFAULT_PAGE_LIMIT,
+  OpenEnumOther,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+  PageLimit,
+} from "../schemas/common.js";
+import { DELIVERY_ONLY_EVENT_TYPES, EVENT_LOG_TYPES, UnknownEvent } from "../schemas/event-list.js";
 import { WebhookEvent } from "../schemas/events.js";
 import {
   ACTION_RESPONSE_MESSAGE_MAX,
@@ -131,18 +137,31 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
       s.allOf = pairs.map((pair) => ({ oneOf: pair.map((name) => ({ required: [name] })) }));
     },
   ],
-  // `.trim().min(1).max(10000)`: the bounds hold after trimming, so a 10 000-character message
-  // with surrounding spaces is valid; bounds on the raw string would refuse it.
+  // `.regex(NON_BLANK_PATTERN).trim().max(10000)`: the pattern (not blank) stays; the bound holds
+  // after trimming, so a 10 000-character message with surrounding spaces is valid, and a bound on
+  // the raw string would refuse it.
   [
     ActionResponseMessage,
     (s) => {
-      delete s.minLength;
       delete s.maxLength;
       s.description = `Surrounding whitespace is trimmed; what remains must be 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters (400 otherwise).`;
     },
   ],
-  // `.refine(not a known type)`: a known type with malformed data is not an UnknownEvent.
-  [UnknownEvent.shape.type, (s) => Object.assign(s, { not: { enum: [...EVENT_LOG_TYPES] } })],
+  // A number or its decimal spelling (`PAGE_LIMIT_PATTERN`), piped into the bounds: on the wire,
+  // an integer query parameter.
+  [
+    PageLimit,
+    (s) => {
+      for (const key of Object.keys(s)) delete s[key];
+      Object.assign(s, { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX });
+    },
+  ],
+  // `.refine(not a known type)`: a known type with malformed data is not an UnknownEvent, nor is
+  // `webhook.test`, which is never logged.
+  [
+    UnknownEvent.shape.type,
+    (s) => Object.assign(s, { not: { enum: [...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES] } }),
+  ],
   // The inline `case` is a CaseCreate from the same factory (another instance): point at the component.
   [
     RetrievalRequestCreate.shape.case.unwrap(),
@@ -155,10 +174,18 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
 
 // zod writes its own regular expression beside these formats. The format says
 // the same to readers and validators, and the regexes (up to 300 characters)
-// would drown the document.
-const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "email", "uuid"]);
+// would drown the document. Not `email`: "email" means different rules to
+// different validators, so the document states the service's own
+// (EMAIL_PATTERN) as the pattern beside the format.
+const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "uuid"]);
 
-function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+export function override({
+  zodSchema,
+  jsonSchema,
+}: {
+  zodSchema: unknown;
+  jsonSchema: JsonSchema;
+}) {
   const def = (zodSchema as z.ZodType)._zod.def;
   if (typeof jsonSchema.format === "string" && FORMATS_WITH_ZOD_PATTERN.has(jsonSchema.format)) {
     delete jsonSchema.pattern;
@@ -189,7 +216,9 @@ function override({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: J
  * string, so nothing on the wire matches it (`{ not: {} }`, then dropped by
  * `wireForm`). Anything else is a new case to decide, not to paper over.
  */
-function unrepresentable(allowDate: boolean): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
+export function unrepresentable(
+  allowDate: boolean,
+): z.core.UnrepresentableHandler<z.core.$ZodTypes> {
   return ({ zodSchema, message, path }) => {
     if (zodSchema === (OpenEnumOther as z.core.$ZodType)) return { type: "string" };
     if (allowDate && zodSchema._zod.def.type === "date") return { not: {} };
@@ -244,7 +273,7 @@ function wireForm(schema: JsonSchema): JsonSchema {
 }
 
 const PAGING_PARAMETERS: Record<string, string> = {
-  limit: `Page size, 1 to ${PAGE_LIMIT_MAX}; ${DEFAULT_PAGE_LIMIT} when omitted.`,
+  limit: `Page size, ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX} in decimal digits (no sign, leading zero, fraction or exponent); ${DEFAULT_PAGE_LIMIT} when omitted.`,
   cursor:
     "Where the page starts; take it from a `next` or `previous` link rather than building it.",
 };
@@ -506,7 +535,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       title: "Medical Record Retrieval API",
       version: "1.0.0",
       description:
-        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`.',
+        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies (the HTML standard\'s valid e-mail address): the pattern is what `format: email` means here.',
     },
     servers: [
       {

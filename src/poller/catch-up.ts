@@ -16,7 +16,8 @@
  * unsaved events of one page and loses none.
  */
 import { MedRecordsError } from "../core/errors.js";
-import { PAGE_LIMIT_MAX } from "../schemas/common.js";
+import { LinkWalk } from "../core/pagination.js";
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
 import {
   EVENT_RETENTION_DAYS,
@@ -29,12 +30,13 @@ import { StoreUnavailableError } from "../stores/store-error.js";
 import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
 import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
 import {
+  assertCheckpointPossible,
   type Checkpoint,
   CheckpointCursor,
   type CheckpointStore,
   compareInstants,
   instantOf,
-  parseLoadedCheckpoint,
+  parseCheckpoint,
 } from "./checkpoint.js";
 import { isCheckpointLeaseStore } from "./checkpoint-lease.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
@@ -280,9 +282,9 @@ class EventCatchUp implements CatchUpPoller {
       throw new TypeError("events.catchUp: `onEvent` must be a function.");
     }
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > PAGE_LIMIT_MAX) {
+    if (!Number.isInteger(pageSize) || pageSize < PAGE_LIMIT_MIN || pageSize > PAGE_LIMIT_MAX) {
       throw new RangeError(
-        `events.catchUp: \`pageSize\` must be an integer from 1 to ${PAGE_LIMIT_MAX}.`,
+        `events.catchUp: \`pageSize\` must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}.`,
       );
     }
     const { maxAttempts, onDeadLetter } = options;
@@ -411,10 +413,8 @@ class EventCatchUp implements CatchUpPoller {
     const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
     const stored = await this.#store.load();
-    const loaded =
-      stored === null
-        ? null
-        : parseLoadedCheckpoint(stored, this.#store.description ?? DEFAULT_DESCRIPTION, Date.now());
+    const where = this.#store.description ?? DEFAULT_DESCRIPTION;
+    const loaded = stored === null ? null : parseCheckpoint(stored, where);
     const position = new CheckpointCursor(loaded);
     let processed = 0;
     let duplicates = 0;
@@ -444,8 +444,12 @@ class EventCatchUp implements CatchUpPoller {
     if (this.#options.types !== undefined) query.type = [...this.#options.types];
     if (loaded !== null) query.created_after = loaded.created_at;
     let page = this.#hold(await this.#reader.list(query));
+    // A link that repeats within this run would make it loop forever.
+    const walk = new LinkWalk(null, "event log");
 
     if (loaded !== null) {
+      // Judged by the service's clock, which the first response brings (its Date header).
+      assertCheckpointPossible(loaded, where, page.serverTimeMs);
       // Rounded up: the Date header has whole seconds, and a gap must not be missed.
       const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
       const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();
@@ -525,6 +529,7 @@ class EventCatchUp implements CatchUpPoller {
       let count = page.results.length;
       while (page.next !== null) {
         if (this.#stopping) return result();
+        walk.follow("next", page.next);
         page = this.#hold(await this.#reader.follow(page.next));
         count += page.results.length;
       }
@@ -532,6 +537,7 @@ class EventCatchUp implements CatchUpPoller {
       for (;;) {
         stop = await handOver(page);
         if (stop || page.previous === null || this.#stopping) break;
+        walk.follow("previous", page.previous);
         page = this.#hold(await this.#reader.follow(page.previous));
       }
       if (stop || !windows.complete(count)) break;

@@ -85,21 +85,37 @@ export function parseCheckpoint(value: unknown, where: string): Checkpoint {
 }
 
 /**
- * Checks a checkpoint as the poller loads it, from any store: its shape and
- * zone (`parseCheckpoint`), and that it is not further ahead of `nowMs` than
- * the webhook timestamp tolerance. A checkpoint in the future (a clock that
- * was wrong when it was written, a hand-edited file) would make every run
- * skip every event until then, silently.
+ * Checks that a loaded checkpoint is not further ahead of the service's time
+ * than the webhook timestamp tolerance. A checkpoint in the future (a clock
+ * that was wrong when it was written, a hand-edited file) would make every
+ * run skip every event until then, silently.
+ *
+ * Judged by the service's clock, as its events carry the service's time:
+ * `serviceTimeMs` is the `Date` header of the list response the poller just
+ * received (`EventLogPage.serverTimeMs`). Only when the service sent none is
+ * this machine's clock the judge. A mock whose clock was advanced by days is
+ * then followed like the real service.
  */
-export function parseLoadedCheckpoint(value: unknown, where: string, nowMs: number): Checkpoint {
-  const checkpoint = parseCheckpoint(value, where);
+export function assertCheckpointPossible(
+  checkpoint: Checkpoint,
+  where: string,
+  serviceTimeMs: number | undefined,
+): void {
+  // The Date header has whole seconds: its second's end is still "now".
+  const nowMs = serviceTimeMs === undefined ? Date.now() : serviceTimeMs + 999;
   const aheadMs = instantOf(checkpoint.created_at).ms - nowMs;
-  if (aheadMs > WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS * 1000) {
-    throw new MedRecordsError(
-      `${where} has created_at ${quote(checkpoint.created_at)}, more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s ahead of this machine's clock (${new Date(nowMs).toISOString()}): no event can be that new, and every event until then would be skipped. Check this machine's clock; if it is right, replace created_at with that of the last event you processed, or remove the checkpoint to start again from the oldest event the log holds.`,
-    );
-  }
-  return checkpoint;
+  if (aheadMs <= WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS * 1000) return;
+  const judge =
+    serviceTimeMs === undefined
+      ? `this machine's clock (${new Date(nowMs).toISOString()}; the service's response carried no Date header)`
+      : `the service's clock (${new Date(serviceTimeMs).toISOString()}, the Date header of its response)`;
+  const advice =
+    serviceTimeMs === undefined
+      ? "Check this machine's clock; if it is right, replace"
+      : "If the service's clock was set back (a mock restarted, `mock.clock.set()` to an earlier time), or the checkpoint belongs to another service, replace";
+  throw new MedRecordsError(
+    `${where} has created_at ${quote(checkpoint.created_at)}, more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s ahead of ${judge}: no event can be that new, and every event until then would be skipped. ${advice} created_at with that of the last event you processed, or remove the checkpoint to start again from the oldest event the log holds.`,
+  );
 }
 
 /** A value for an error message: quoted, and cut short if a corrupt store holds something long. */

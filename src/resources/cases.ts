@@ -69,7 +69,10 @@ export class Cases extends APIResource {
 
   /**
    * Signs, PUTs the bytes (streamed, never buffered whole) and creates the
-   * document. An address that expired before the PUT is re-signed once.
+   * document. An address that expired before the PUT is re-signed once. With
+   * a custody log, the bytes are hashed as they are sent and the entry,
+   * naming the new document, is appended once it exists (a `CustodyLogError`
+   * then means the document exists but is not logged).
    *
    * @example await mr.cases.uploadDocument(caseId, { file: await fileFromPath("./intake.pdf") })
    */
@@ -81,7 +84,11 @@ export class Cases extends APIResource {
     const { path, ...upload } = params;
     const sign = (names: UploadNames) => this.signUpload(caseId, names, options);
     const where = describeOperation(documents.create);
-    const upload_id = await signAndPut(this.core, sign, upload, where, options?.signal);
-    return this.createDocument(caseId, { upload_id, ...(path !== undefined && { path }) }, options);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    const body = { upload_id: sent.upload_id, ...(path !== undefined && { path }) };
+    const document = await this.createDocument(caseId, body, options);
+    // Logged once the file is a document, so that the custody entry names it.
+    await sent.record({ case_id: caseId, document_id: document.id });
+    return document;
   }
 }

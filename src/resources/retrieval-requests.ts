@@ -1,13 +1,15 @@
 import * as retrievalRequests from "../contract/retrieval-requests.js";
 import * as uploads from "../contract/uploads.js";
 import type { APIPromise } from "../core/api-promise.js";
-import { fetchContent } from "../core/download.js";
+import { downloadContent, saveContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
 import { type Core, describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
+import type { DownloadSource } from "../custody/record.js";
+import type { SavedFile, SaveOptions } from "../custody/save.js";
 import type { DownloadResponse } from "../schemas/documents.js";
 import {
   type ActionRequestAnswer,
@@ -220,17 +222,31 @@ export class RetrievalRequests extends APIResource {
   }
 
   /**
-   * A presigned address for a record or invoice file, valid for `expires_in`
-   * seconds (3600); fetch it without the API key. An invoice that is not
-   * `ready` yet is refused with a `ConflictError` (`document_not_ready`).
+   * A presigned address for a record or invoice file (`download_url`), valid
+   * for `expires_in` seconds (3600); fetch it without the API key. An invoice
+   * that is not `ready` yet is refused with a `ConflictError`
+   * (`document_not_ready`). For the bytes themselves, {@link RetrievalRequests.documentContent}.
    */
-  downloadDocument(
+  documentDownloadUrl(
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
   ): APIPromise<DownloadResponse> {
     const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
     return this.core.call(retrievalRequests.downloadDocument, { params }, options);
+  }
+
+  /**
+   * @deprecated Use {@link RetrievalRequests.documentDownloadUrl}, the same
+   * call under a name that says it gives an address (and
+   * {@link RetrievalRequests.documentContent} for the bytes).
+   */
+  downloadDocument(
+    retrievalRequestId: string,
+    documentId: string,
+    options?: RequestOptions,
+  ): APIPromise<DownloadResponse> {
+    return this.documentDownloadUrl(retrievalRequestId, documentId, options);
   }
 
   /**
@@ -246,12 +262,46 @@ export class RetrievalRequests extends APIResource {
     documentId: string,
     options?: RequestOptions,
   ): Promise<Response> {
-    return fetchContent(
-      this.core,
-      () => this.downloadDocument(retrievalRequestId, documentId, options),
-      describeOperation(retrievalRequests.downloadDocument),
-      options,
-    );
+    return downloadContent(this.core, this.#file(retrievalRequestId, documentId, options), options);
+  }
+
+  /**
+   * Downloads a record or invoice to `path` atomically (a temporary file
+   * beside it, renamed once the whole file came) and resolves its size and
+   * SHA-256. With a custody log, the entry is appended before the file is
+   * renamed into place; if it cannot be, nothing is written. Node, Bun and Deno.
+   * @example await mr.retrievalRequests.saveDocument(requestId, documentId, { path: "./records.pdf" })
+   */
+  saveDocument(
+    retrievalRequestId: string,
+    documentId: string,
+    to: SaveOptions,
+    options?: RequestOptions,
+  ): Promise<SavedFile> {
+    return saveContent(this.core, this.#file(retrievalRequestId, documentId, options), to, options);
+  }
+
+  /** A retrieval document's download, and (read only for a custody log) its name, type and case. */
+  #file(
+    retrievalRequestId: string,
+    documentId: string,
+    options: RequestOptions | undefined,
+  ): DownloadSource {
+    return {
+      where: describeOperation(retrievalRequests.downloadDocument),
+      sign: () => this.documentDownloadUrl(retrievalRequestId, documentId, options),
+      describe: async () => {
+        const request = await this.retrieve(retrievalRequestId, options);
+        const document = request.documents.find((d) => d.id === documentId);
+        return {
+          document_id: documentId,
+          retrieval_request_id: retrievalRequestId,
+          case_id: request.case_id,
+          file_name: document?.file_name,
+          file_type: document?.file_type,
+        };
+      },
+    };
   }
 
   /**
@@ -300,6 +350,8 @@ export class RetrievalRequests extends APIResource {
     const where = describeOperation(
       case_id === undefined ? uploads.signRetrieval : uploads.signCase,
     );
-    return signAndPut(this.core, sign, upload, where, options?.signal);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    await sent.record({ case_id: case_id ?? null });
+    return sent.upload_id;
   }
 }

@@ -1,5 +1,7 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDate, IsoDateTime, isPastDate, ListParams, openEnum } from "./common.js";
+import { Email, EmailOut } from "./email.js";
 
 /** Every value of {@link CaseCategory}, in the spec's order. */
 export const CASE_CATEGORIES = [
@@ -41,7 +43,7 @@ export const Case = z.strictObject({
   /** The client's phone number, as written. */
   client_phone: z.string().nullable().optional(),
   /** The client's email address. */
-  client_email: z.string().meta({ format: "email" }).nullable().optional(),
+  client_email: EmailOut.nullable().optional(),
   /** `YYYY-MM-DD`. */
   date_of_injury: IsoDate.nullable().optional(),
   /** `YYYY-MM-DD`. */
@@ -57,7 +59,7 @@ export const Case = z.strictObject({
   /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
-export type Case = z.infer<typeof Case>;
+export interface Case extends Wire.Case {}
 
 /** Longest case `title` (spec, Case fields). */
 export const CASE_TITLE_MAX = 500;
@@ -80,6 +82,8 @@ const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
  * Builds the CaseCreate schema against a clock, because `date_of_injury` must
  * lie in the past of whoever validates: the caller's clock in the client, the
  * injected clock in the reference server.
+ *
+ * @internal For the reference server; users validate with {@link CaseCreate}.
  */
 export function makeCaseCreate(now: () => number = () => Date.now()) {
   return z.strictObject({
@@ -95,15 +99,15 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
     client_address: z.string().max(CASE_CLIENT_ADDRESS_MAX).optional(),
     /** Up to 50 characters. */
     client_phone: z.string().max(CASE_CLIENT_PHONE_MAX).optional(),
-    /** An email address. */
-    client_email: z.email().optional(),
+    /** An email address (the HTML form rule, `EMAIL_PATTERN`). */
+    client_email: Email.optional(),
     /** `YYYY-MM-DD`, not after today (UTC) on the validating clock. */
     date_of_injury: IsoDate.refine((d) => isPastDate(d, now()), "Must be in the past").optional(),
     /** `YYYY-MM-DD`. */
     deposition_date: IsoDate.optional(),
-    /** @default "personal_injury" */
+    /** What kind of legal matter the case is. @default "personal_injury" */
     case_category: CaseCategory.optional(),
-    /** `archived` is refused on creation. @default "active" */
+    /** Where the case stands; `archived` is refused on creation. @default "active" */
     status: z
       .enum(["active", "pending", "closed"], {
         error:
@@ -117,7 +121,7 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
 
 /** Request body of case creation. Unknown properties are refused. */
 export const CaseCreate = makeCaseCreate();
-export type CaseCreate = z.infer<typeof CaseCreate>;
+export interface CaseCreate extends Wire.CaseCreate {}
 
 /** Request body of a partial case update: only supplied fields change. */
 export const CaseUpdate = z.strictObject({
@@ -125,18 +129,18 @@ export const CaseUpdate = z.strictObject({
   title: title.optional(),
   /** Up to 5000 characters; null clears it. */
   description: description.nullable().optional(),
-  /** An email address; null clears it. */
-  client_email: z.email().nullable().optional(),
+  /** An email address (the HTML form rule); null clears it. */
+  client_email: Email.nullable().optional(),
   /** Any of {@link CASE_STATUSES}, `archived` included. */
   status: CaseStatus.optional(),
   /** Up to 255 characters; null clears it. */
   external_id: externalId.nullable().optional(),
 });
-export type CaseUpdate = z.infer<typeof CaseUpdate>;
+export interface CaseUpdate extends Wire.CaseUpdate {}
 
 /** Query of `mr.cases.list()`: the page size and cursor of every list, and the `external_id` filter. */
 export const CaseListParams = ListParams.extend({
   /** Only the cases whose `external_id` is exactly this (1 to 255 characters). */
   external_id: z.string().min(1).max(CASE_EXTERNAL_ID_MAX).optional(),
 });
-export type CaseListParams = z.infer<typeof CaseListParams>;
+export interface CaseListParams extends Wire.CaseListParams {}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 
 /**
  * The open part of every `openEnum`: any other string. One shared instance,
@@ -80,14 +81,39 @@ export const ErrorBody = z.object({
     message: z.string(),
   }),
 });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+export interface ErrorBody extends Wire.ErrorBody {}
 
+/** Smallest page size of list endpoints. */
+export const PAGE_LIMIT_MIN = 1;
 /** Largest page size of list endpoints (docs/spec-decisions.md, "Lists"). */
 export const PAGE_LIMIT_MAX = 100;
 /** Page size of list endpoints when `limit` is omitted. */
 export const DEFAULT_PAGE_LIMIT = 25;
-/** Page size of list endpoints: 1 to 100 (`PAGE_LIMIT_MAX`). */
-export const PageLimit = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX);
+/**
+ * `limit` as a query string writes it: decimal digits, without a sign, a
+ * space, a fraction, an exponent, a radix prefix (`0x10`, `0b11`) or a
+ * leading zero, so each page size has one spelling and `next` links repeat
+ * it as sent (docs/spec-decisions.md, "Lists").
+ */
+export const PAGE_LIMIT_PATTERN = /^[1-9][0-9]*$/;
+const PAGE_LIMIT_MESSAGE = `Expected an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX} written in decimal digits`;
+/**
+ * Page size of list endpoints: an integer from `PAGE_LIMIT_MIN` to `PAGE_LIMIT_MAX` (1 to 100);
+ * as text (the query string, what the reference server parses), only in
+ * the {@link PAGE_LIMIT_PATTERN} spelling. Anything else is 400
+ * validation_error, and the client refuses it before sending.
+ */
+export const PageLimit = z
+  .union([z.number(), z.string().regex(PAGE_LIMIT_PATTERN).transform(Number)], {
+    error: PAGE_LIMIT_MESSAGE,
+  })
+  .pipe(
+    // `abort`: a value past the safe integers (`1e21` written out) is one problem, not two.
+    z
+      .int({ error: PAGE_LIMIT_MESSAGE, abort: true })
+      .min(PAGE_LIMIT_MIN, PAGE_LIMIT_MESSAGE)
+      .max(PAGE_LIMIT_MAX, PAGE_LIMIT_MESSAGE),
+  );
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
@@ -96,7 +122,7 @@ export const ListParams = z.strictObject({
   /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
   cursor: z.string().min(1).optional(),
 });
-export type ListParams = z.infer<typeof ListParams>;
+export interface ListParams extends Wire.ListParams {}
 
 // An absolute link, a URI in the OpenAPI document; parsed as any string.
 const PageLink = z.string().meta({ format: "uri" });

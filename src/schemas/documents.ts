@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
 
 /** A file attached to a case. */
@@ -22,7 +23,7 @@ export const Document = z.strictObject({
   /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
-export type Document = z.infer<typeof Document>;
+export interface Document extends Wire.Document {}
 
 /** Request body that attaches uploaded bytes to a case as a document. */
 export const DocumentCreate = z.strictObject({
@@ -31,7 +32,7 @@ export const DocumentCreate = z.strictObject({
   /** Virtual grouping path, e.g. `/intake`. */
   path: z.string().nullable().optional(),
 });
-export type DocumentCreate = z.infer<typeof DocumentCreate>;
+export interface DocumentCreate extends Wire.DocumentCreate {}
 
 /** Request body of a partial document update: only supplied fields change. */
 export const DocumentUpdate = z.strictObject({
@@ -40,7 +41,7 @@ export const DocumentUpdate = z.strictObject({
   /** True archives the document, false unarchives it. */
   archived: z.boolean().optional(),
 });
-export type DocumentUpdate = z.infer<typeof DocumentUpdate>;
+export interface DocumentUpdate extends Wire.DocumentUpdate {}
 
 /** A presigned address to download a file from; it needs no API key. */
 export const DownloadResponse = z.strictObject({
@@ -49,7 +50,7 @@ export const DownloadResponse = z.strictObject({
   /** Seconds the address stays valid: 3600. */
   expires_in: z.number().int().positive(),
 });
-export type DownloadResponse = z.infer<typeof DownloadResponse>;
+export interface DownloadResponse extends Wire.DownloadResponse {}
 
 /** Query of GET /v2/documents; `archived` travels as `true`/`false`. */
 export const DocumentListParams = ListParams.extend({
@@ -63,4 +64,4 @@ export const DocumentListParams = ListParams.extend({
     ])
     .optional(),
 });
-export type DocumentListParams = z.input<typeof DocumentListParams>;
+export interface DocumentListParams extends Wire.DocumentListParams {}

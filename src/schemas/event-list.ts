@@ -1,6 +1,7 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { dateQuery, ListParams } from "./common.js";
-import { Event, WebhookDisabledLogEntry } from "./events.js";
+import { LogEvent, WebhookDisabledLogEntry, WebhookEvent } from "./events.js";
 
 /**
  * Reading the event log (spec, Events endpoints and Event log): the list
@@ -8,8 +9,8 @@ import { Event, WebhookDisabledLogEntry } from "./events.js";
  * The entry schemas themselves live in events.ts.
  */
 
-/** Every event type the log can hold (the `Event` union's), e.g. `retrieval_request.status_changed`. */
-export const EVENT_LOG_TYPES: readonly Event["type"][] = Event.options.map(
+/** Every event type the log can hold (the `LogEvent` union's), e.g. `retrieval_request.status_changed`. */
+export const EVENT_LOG_TYPES: readonly LogEvent["type"][] = LogEvent.options.map(
   (option) => option.shape.type.value,
 );
 
@@ -21,38 +22,54 @@ export const EVENT_RETENTION_DAYS = 30;
 /** {@link EVENT_RETENTION_DAYS} in ms; an event exactly that old is still listed. */
 export const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 24 * 60 * 60 * 1000;
 
+/**
+ * Event types that are delivered but never written to the log: `webhook.test`.
+ * Not an unknown type either, so no log entry can carry one.
+ */
+export const DELIVERY_ONLY_EVENT_TYPES: readonly string[] = WebhookEvent.options
+  .map((option) => option.shape.type.value)
+  .filter((type) => !(EVENT_LOG_TYPES as readonly string[]).includes(type));
+
 const knownTypes: ReadonlySet<string> = new Set(EVENT_LOG_TYPES);
+// Types a log entry can't have as an `UnknownEvent`: every type this SDK knows.
+const notUnknown: ReadonlySet<string> = new Set([...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES]);
 
 /**
  * An entry whose `type` this version of the SDK does not know (a type the
  * service added later). Known types never match it: a known type whose data
- * is malformed fails validation instead of passing as unknown.
+ * is malformed fails validation instead of passing as unknown, and
+ * `webhook.test` (never logged) is no entry at all.
  */
 export const UnknownEvent = WebhookDisabledLogEntry.omit({ type: true, data: true }).extend({
-  /** A type not in {@link EVENT_LOG_TYPES}. */
-  type: z.string().refine((type) => !knownTypes.has(type), "Known event type with invalid data"),
+  /** A type neither in {@link EVENT_LOG_TYPES} nor in {@link DELIVERY_ONLY_EVENT_TYPES}. */
+  type: z.string().refine((type) => !notUnknown.has(type), {
+    error: (issue) =>
+      knownTypes.has(issue.input as string)
+        ? "Known event type with invalid data"
+        : "Never written to the event log",
+  }),
   /** Unparsed: its shape is the new type's. */
   data: z.record(z.string(), z.unknown()),
 });
-export type UnknownEvent = z.infer<typeof UnknownEvent>;
+export interface UnknownEvent extends Wire.UnknownEvent {}
 
 /**
- * An event log entry as listed or read: one of the known `Event`s, or an
+ * An event log entry as listed or read: one of the known `LogEvent`s, or an
  * `UnknownEvent` so that a new type never breaks a listing or the poller.
  * Narrow with `isKnownEvent` before switching on `type`.
  */
-export const AnyEvent = z.union([Event, UnknownEvent]);
-export type AnyEvent = Event | UnknownEvent;
+export const AnyEvent = z.union([LogEvent, UnknownEvent]);
+export type AnyEvent = LogEvent | UnknownEvent;
 
 /**
- * Whether an entry is of a type this SDK knows; narrows it to `Event`, whose
+ * Whether an entry is of a type this SDK knows; narrows it to `LogEvent`, whose
  * `type` then discriminates `data`.
  *
  * @example
  * if (!isKnownEvent(event)) return; // a type added after this SDK version
  * switch (event.type) { case "retrieval_request.action_required": event.data.action_request_id; }
  */
-export function isKnownEvent(event: AnyEvent): event is Event {
+export function isKnownEvent(event: AnyEvent): event is LogEvent {
   return knownTypes.has(event.type);
 }
 
@@ -86,7 +103,10 @@ export const EventListParams = ListParams.extend({
   created_after: TimeBound.optional(),
   /** Only events created strictly before this instant. */
   created_before: TimeBound.optional(),
-  /** Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a webhook id (`data.webhook_id`). */
+  /**
+   * Only events about this object: a retrieval request id (`data.retrieval_request_id`) or a
+   * webhook id (`data.webhook_id`).
+   */
   object_id: z.string().min(1).optional(),
 });
-export type EventListParams = z.input<typeof EventListParams>;
+export interface EventListParams extends Wire.EventListParams {}

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, openEnum } from "./common.js";
 
 /**
@@ -60,18 +61,19 @@ export const RetrievalEventData = z.object({
   /** The version of the request's public state this event is about (Delivery rule 7). */
   public_updated_at: IsoDateTime,
 });
-export type RetrievalEventData = z.infer<typeof RetrievalEventData>;
+export interface RetrievalEventData extends Wire.RetrievalEventData {}
 
 /** Data of `retrieval_request.status_changed`: which request, and which version of it. */
 export const RetrievalRequestStatusChangedData = RetrievalEventData;
-export type RetrievalRequestStatusChangedData = z.infer<typeof RetrievalRequestStatusChangedData>;
+export type RetrievalRequestStatusChangedData = RetrievalEventData;
 
 /** Data of `retrieval_request.action_required`: a client action request was opened or reopened. */
 export const RetrievalRequestActionRequiredData = RetrievalEventData.extend({
   /** The opened action request: `pending_action_request.id` of the retrieval request. */
   action_request_id: z.string(),
 });
-export type RetrievalRequestActionRequiredData = z.infer<typeof RetrievalRequestActionRequiredData>;
+export interface RetrievalRequestActionRequiredData
+  extends Wire.RetrievalRequestActionRequiredData {}
 
 /** Data of `retrieval_request.documents_available`: records were released or an invoice became downloadable. */
 export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend({
@@ -80,16 +82,15 @@ export const RetrievalRequestDocumentsAvailableData = RetrievalEventData.extend(
   /** Present on an invoice event; each id also appears in `document_ids`. */
   invoice_ids: z.array(z.string()).optional(),
 });
-export type RetrievalRequestDocumentsAvailableData = z.infer<
-  typeof RetrievalRequestDocumentsAvailableData
->;
+export interface RetrievalRequestDocumentsAvailableData
+  extends Wire.RetrievalRequestDocumentsAvailableData {}
 
 /** Data of `webhook.test`. */
 export const WebhookTestData = z.object({
   /** The webhook that was tested. */
   webhook_id: z.string(),
 });
-export type WebhookTestData = z.infer<typeof WebhookTestData>;
+export interface WebhookTestData extends Wire.WebhookTestData {}
 
 /** `webhook.disabled` (docs/spec-decisions.md, "Webhook delivery"): in the event log only, never delivered. */
 export const WebhookDisabledData = z.object({
@@ -100,7 +101,7 @@ export const WebhookDisabledData = z.object({
   /** ISO 8601 date-time; the webhook's `auto_disabled_at`. */
   disabled_at: IsoDateTime,
 });
-export type WebhookDisabledData = z.infer<typeof WebhookDisabledData>;
+export interface WebhookDisabledData extends Wire.WebhookDisabledData {}
 
 /** The log entry of status_changed also carries the new public state (spec, Event). */
 export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChangedData.extend({
@@ -111,9 +112,8 @@ export const RetrievalRequestStatusChangedLogData = RetrievalRequestStatusChange
   /** Why the request waits on the firm, after the change; null when it does not. */
   action_required_reason: ActionRequiredReason.nullable(),
 });
-export type RetrievalRequestStatusChangedLogData = z.infer<
-  typeof RetrievalRequestStatusChangedLogData
->;
+export interface RetrievalRequestStatusChangedLogData
+  extends Wire.RetrievalRequestStatusChangedLogData {}
 
 // ---------------------------------------------------------------- ids
 
@@ -156,7 +156,8 @@ export const RetrievalRequestStatusChangedEvent = z.object({
   /** Which request changed, and the version it changed to. */
   data: RetrievalRequestStatusChangedData,
 });
-export type RetrievalRequestStatusChangedEvent = z.infer<typeof RetrievalRequestStatusChangedEvent>;
+export interface RetrievalRequestStatusChangedEvent
+  extends Wire.RetrievalRequestStatusChangedEvent {}
 
 /** Delivered when a client action request is opened or reopened: answer it with `respondToAction`. */
 export const RetrievalRequestActionRequiredEvent = z.object({
@@ -168,9 +169,8 @@ export const RetrievalRequestActionRequiredEvent = z.object({
   /** Which request, and which action request was opened. */
   data: RetrievalRequestActionRequiredData,
 });
-export type RetrievalRequestActionRequiredEvent = z.infer<
-  typeof RetrievalRequestActionRequiredEvent
->;
+export interface RetrievalRequestActionRequiredEvent
+  extends Wire.RetrievalRequestActionRequiredEvent {}
 
 /** Delivered when records are released or a provider invoice becomes downloadable. */
 export const RetrievalRequestDocumentsAvailableEvent = z.object({
@@ -182,9 +182,8 @@ export const RetrievalRequestDocumentsAvailableEvent = z.object({
   /** Which request, and which of its documents became downloadable. */
   data: RetrievalRequestDocumentsAvailableData,
 });
-export type RetrievalRequestDocumentsAvailableEvent = z.infer<
-  typeof RetrievalRequestDocumentsAvailableEvent
->;
+export interface RetrievalRequestDocumentsAvailableEvent
+  extends Wire.RetrievalRequestDocumentsAvailableEvent {}
 
 /** Sent only by the test operation; id shaped `evt_test_<uuid>`. */
 export const WebhookTestEvent = z.object({
@@ -196,7 +195,7 @@ export const WebhookTestEvent = z.object({
   /** Which webhook was tested. */
   data: WebhookTestData,
 });
-export type WebhookTestEvent = z.infer<typeof WebhookTestEvent>;
+export interface WebhookTestEvent extends Wire.WebhookTestEvent {}
 
 /** A webhook delivery body, discriminated on `type`. */
 export const WebhookEvent = z.discriminatedUnion("type", [
@@ -205,7 +204,11 @@ export const WebhookEvent = z.discriminatedUnion("type", [
   RetrievalRequestDocumentsAvailableEvent,
   WebhookTestEvent,
 ]);
-export type WebhookEvent = z.infer<typeof WebhookEvent>;
+export type WebhookEvent =
+  | RetrievalRequestStatusChangedEvent
+  | RetrievalRequestActionRequiredEvent
+  | RetrievalRequestDocumentsAvailableEvent
+  | WebhookTestEvent;
 /** The `type` of a webhook delivery, `webhook.test` included. */
 export type WebhookEventType = WebhookEvent["type"];
 
@@ -233,31 +236,24 @@ export const RetrievalRequestStatusChangedLogEntry = z.object({
   /** The delivered data plus `status`, `stage` and `action_required_reason`. */
   data: RetrievalRequestStatusChangedLogData,
 });
-export type RetrievalRequestStatusChangedLogEntry = z.infer<
-  typeof RetrievalRequestStatusChangedLogEntry
->;
+export interface RetrievalRequestStatusChangedLogEntry
+  extends Wire.RetrievalRequestStatusChangedLogEntry {}
 
 /** The log entry of a `retrieval_request.action_required` event. */
 export const RetrievalRequestActionRequiredLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestActionRequiredEvent.shape,
 });
-export type RetrievalRequestActionRequiredLogEntry = z.infer<
-  typeof RetrievalRequestActionRequiredLogEntry
->;
+export interface RetrievalRequestActionRequiredLogEntry
+  extends Wire.RetrievalRequestActionRequiredLogEntry {}
 
 /** The log entry of a `retrieval_request.documents_available` event. */
 export const RetrievalRequestDocumentsAvailableLogEntry = z.object({
   ...logBase,
   ...RetrievalRequestDocumentsAvailableEvent.shape,
 });
-export type RetrievalRequestDocumentsAvailableLogEntry = z.infer<
-  typeof RetrievalRequestDocumentsAvailableLogEntry
->;
-
-/** The log entry of a `webhook.test` event. */
-export const WebhookTestLogEntry = z.object({ ...logBase, ...WebhookTestEvent.shape });
-export type WebhookTestLogEntry = z.infer<typeof WebhookTestLogEntry>;
+export interface RetrievalRequestDocumentsAvailableLogEntry
+  extends Wire.RetrievalRequestDocumentsAvailableLogEntry {}
 
 /** The log entry written when the service disabled a webhook; never delivered (needs webhooks:read). */
 export const WebhookDisabledLogEntry = z.object({
@@ -267,16 +263,35 @@ export const WebhookDisabledLogEntry = z.object({
   /** Which webhook, and when. */
   data: WebhookDisabledData,
 });
-export type WebhookDisabledLogEntry = z.infer<typeof WebhookDisabledLogEntry>;
+export interface WebhookDisabledLogEntry extends Wire.WebhookDisabledLogEntry {}
 
-/** An event log entry (GET /v2/events, GET /v2/events/{id}), discriminated on `type`. */
-export const Event = z.discriminatedUnion("type", [
+/**
+ * An event log entry (GET /v2/events, GET /v2/events/{id}) of a type this SDK
+ * knows, discriminated on `type`. `webhook.test` is not one: test deliveries
+ * are never written to the log (docs/spec-decisions.md, Webhook management).
+ * A webhook delivery's body is a {@link WebhookEvent}; a listing may also
+ * hold an {@link UnknownEvent}.
+ */
+export const LogEvent = z.discriminatedUnion("type", [
   RetrievalRequestStatusChangedLogEntry,
   RetrievalRequestActionRequiredLogEntry,
   RetrievalRequestDocumentsAvailableLogEntry,
-  WebhookTestLogEntry,
   WebhookDisabledLogEntry,
 ]);
-export type Event = z.infer<typeof Event>;
+export type LogEvent =
+  | RetrievalRequestStatusChangedLogEntry
+  | RetrievalRequestActionRequiredLogEntry
+  | RetrievalRequestDocumentsAvailableLogEntry
+  | WebhookDisabledLogEntry;
 /** The `type` of a known event log entry; {@link EVENT_LOG_TYPES} lists them. */
-export type EventType = Event["type"];
+export type LogEventType = LogEvent["type"];
+
+/**
+ * @deprecated Use {@link LogEvent}: `Event` shadows the DOM's global `Event`
+ * wherever it is imported. The same schema; removed in a later minor version.
+ */
+export const Event = LogEvent;
+/** @deprecated Use {@link LogEvent}, the same type. */
+export type Event = LogEvent;
+/** @deprecated Use {@link LogEventType}, the same type. */
+export type EventType = LogEventType;

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { ListParams } from "./common.js";
 
 /** Longest `name` of a facility given inline when creating a retrieval request. */
@@ -23,7 +24,7 @@ export const Facility = z.strictObject({
   /** As written; null when unknown. */
   fax: z.string().nullable(),
 });
-export type Facility = z.infer<typeof Facility>;
+export interface Facility extends Wire.Facility {}
 
 /** A facility given inline in a retrieval request, when it is not in the directory. */
 export const FacilityCreate = z.strictObject({
@@ -36,7 +37,7 @@ export const FacilityCreate = z.strictObject({
   /** Up to 50 characters. */
   fax: z.string().max(FACILITY_PHONE_MAX).optional(),
 });
-export type FacilityCreate = z.infer<typeof FacilityCreate>;
+export interface FacilityCreate extends Wire.FacilityCreate {}
 
 /**
  * Query of GET /v2/facilities. `query` is required: every whitespace-separated
@@ -46,4 +47,4 @@ export const FacilitySearchParams = ListParams.extend({
   /** Words to find, e.g. `"mercy springfield"`; 1 to 200 characters after trimming. */
   query: z.string().trim().min(1).max(FACILITY_QUERY_MAX),
 });
-export type FacilitySearchParams = z.input<typeof FacilitySearchParams>;
+export interface FacilitySearchParams extends Wire.FacilitySearchParams {}

@@ -1,5 +1,7 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
+import { Email, EmailOut } from "./email.js";
 
 /** Longest `name` of a retrieval profile (requestor). */
 export const REQUESTOR_NAME_MAX = 200;
@@ -17,7 +19,7 @@ export const Requestor = z.strictObject({
   /** The person's name. */
   name: z.string(),
   /** Where the provider writes to. */
-  email: z.string().meta({ format: "email" }),
+  email: EmailOut,
   /** The firm or department; null when not given. */
   organization: z.string().nullable(),
   /** As written; null when not given. */
@@ -27,10 +29,10 @@ export const Requestor = z.strictObject({
   /** ISO 8601 date-time; changes with every update. */
   updated_at: IsoDateTime,
 });
-export type Requestor = z.infer<typeof Requestor>;
+export interface Requestor extends Wire.Requestor {}
 
 const name = z.string().min(1).max(REQUESTOR_NAME_MAX);
-const email = z.email().max(REQUESTOR_EMAIL_MAX);
+const email = Email.max(REQUESTOR_EMAIL_MAX);
 const organization = z.string().max(REQUESTOR_ORGANIZATION_MAX);
 const phone = z.string().max(REQUESTOR_PHONE_MAX);
 
@@ -45,7 +47,7 @@ export const RequestorCreate = z.strictObject({
   /** Up to 50 characters. */
   phone: phone.optional(),
 });
-export type RequestorCreate = z.infer<typeof RequestorCreate>;
+export interface RequestorCreate extends Wire.RequestorCreate {}
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
@@ -58,8 +60,8 @@ export const RequestorUpdate = z.strictObject({
   /** Up to 50 characters; null clears it. */
   phone: phone.nullable().optional(),
 });
-export type RequestorUpdate = z.infer<typeof RequestorUpdate>;
+export interface RequestorUpdate extends Wire.RequestorUpdate {}
 
 /** Query of `mr.requestors.list()`: the page size and cursor of every list. */
 export const RequestorListParams = ListParams;
-export type RequestorListParams = z.infer<typeof RequestorListParams>;
+export type RequestorListParams = ListParams;

@@ -1,6 +1,8 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { makeCaseCreate } from "./cases.js";
 import { dateQuery, IsoDate, IsoDateTime, ListEnvelope, ListParams, openEnum } from "./common.js";
+import { Email } from "./email.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
 import { Facility, FacilityCreate } from "./facilities.js";
 import { RequestorCreate } from "./requestors.js";
@@ -52,7 +54,7 @@ export const PendingActionRequest = z.strictObject({
   /** When it was opened (or reopened): ISO 8601 date-time. */
   opened_at: IsoDateTime,
 });
-export type PendingActionRequest = z.infer<typeof PendingActionRequest>;
+export interface PendingActionRequest extends Wire.PendingActionRequest {}
 
 /** Money amounts in `currency` (decimal numbers), null until known. */
 export const RetrievalCosts = z.strictObject({
@@ -63,7 +65,7 @@ export const RetrievalCosts = z.strictObject({
   /** ISO 4217 code, e.g. `USD`. */
   currency: z.string(),
 });
-export type RetrievalCosts = z.infer<typeof RetrievalCosts>;
+export interface RetrievalCosts extends Wire.RetrievalCosts {}
 
 /** A retrieved record or a provider invoice. An invoice may be listed before it is `ready`. */
 export const RetrievalDocument = z.strictObject({
@@ -82,7 +84,7 @@ export const RetrievalDocument = z.strictObject({
   /** ISO 8601 date-time. */
   created_at: IsoDateTime,
 });
-export type RetrievalDocument = z.infer<typeof RetrievalDocument>;
+export interface RetrievalDocument extends Wire.RetrievalDocument {}
 
 /** A request to obtain records from a provider (docs/spec-decisions.md, "Retrieval requests and action responses"). */
 export const RetrievalRequest = z.strictObject({
@@ -113,17 +115,17 @@ export const RetrievalRequest = z.strictObject({
   /** ISO 8601 date-time of the last change; to order versions, compare `public_updated_at`. */
   updated_at: IsoDateTime,
 });
-export type RetrievalRequest = z.infer<typeof RetrievalRequest>;
+export interface RetrievalRequest extends Wire.RetrievalRequest {}
 
 /** Response of GET /v2/retrieval-requests: the list envelope plus the poll's next `since`. */
 export const RetrievalRequestList = ListEnvelope(RetrievalRequest).extend({
   /**
-   * The greatest `public_updated_at` on this page, or the given
-   * `updated_since` when the page is empty (null when neither exists).
+   * The greatest `public_updated_at` on this page, or the given `updated_since` when the page is
+   * empty (null when neither exists).
    */
   next_public_updated_since: IsoDateTime.nullable(),
 });
-export type RetrievalRequestList = z.infer<typeof RetrievalRequestList>;
+export interface RetrievalRequestList extends Wire.RetrievalRequestList {}
 
 // ---------------------------------------------------------------- requests
 
@@ -145,6 +147,8 @@ const PAIRS: readonly (readonly [idKey: string, inlineKey: string])[] = [
  * Exactly one of `case_id`/`case`, `facility_id`/`facility` and
  * `requestor_id`/`requestor`; `date_from` not after `date_to`; an upload id
  * at most once across `auth_form` and `attachments`.
+ *
+ * @internal For the reference server; users validate with {@link RetrievalRequestCreate}.
  */
 export function makeRetrievalRequestCreate(now: () => number = () => Date.now()) {
   return z
@@ -216,7 +220,7 @@ export function makeRetrievalRequestCreate(now: () => number = () => Date.now())
 
 /** Request body of retrieval request creation (validated against the caller's clock). */
 export const RetrievalRequestCreate = makeRetrievalRequestCreate();
-export type RetrievalRequestCreate = z.infer<typeof RetrievalRequestCreate>;
+export interface RetrievalRequestCreate extends Wire.RetrievalRequestCreate {}
 
 /** Query of GET /v2/retrieval-requests. */
 export const RetrievalRequestListParams = ListParams.extend({
@@ -225,25 +229,33 @@ export const RetrievalRequestListParams = ListParams.extend({
   /** Only requests in this status, one of {@link RETRIEVAL_STATUSES}. */
   status: z.enum(RETRIEVAL_STATUSES).optional(),
   /**
-   * Only requests whose `public_updated_at` is after this instant, oldest
-   * change first (instead of newest created first). An ISO 8601 date-time
-   * or a `Date`.
+   * Only requests whose `public_updated_at` is after this instant, oldest change first (instead of
+   * newest created first). An ISO 8601 date-time or a `Date`.
    */
   updated_since: dateQuery("date-time").optional(),
   /** Only the requests whose `external_id` is exactly this (1 to 255 characters). */
   external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
 });
-export type RetrievalRequestListParams = z.input<typeof RetrievalRequestListParams>;
+export interface RetrievalRequestListParams extends Wire.RetrievalRequestListParams {}
 
 /** Query of GET /v2/retrieval-requests/{id}/documents. */
 export const RetrievalDocumentListParams = ListParams;
-export type RetrievalDocumentListParams = z.infer<typeof RetrievalDocumentListParams>;
+export type RetrievalDocumentListParams = ListParams;
+
+/**
+ * A non-whitespace character: what makes an action-response `message` not
+ * blank after trimming. `\S` is the complement of the characters `trim()`
+ * removes (ECMAScript WhiteSpace and LineTerminator), the regex dialect of
+ * JSON Schema too, so the OpenAPI document states the rule as this `pattern`.
+ */
+export const NON_BLANK_PATTERN = /\S/;
 
 /** Rule 2: trimmed, then 1 to 10000 characters. Also what the reference server judges with. */
 export const ActionResponseMessage = z
   .string()
+  // On the raw string: its trimmed form has a character exactly when it has one of these.
+  .regex(NON_BLANK_PATTERN, "Must not be empty after trimming whitespace")
   .trim()
-  .min(1, "Must not be empty after trimming whitespace")
   .max(
     ACTION_RESPONSE_MESSAGE_MAX,
     `Must be at most ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming`,
@@ -254,18 +266,18 @@ export const ActionResponseAttachment = z.strictObject({
   /** From case-level signing under the retrieval request's case, after the bytes were PUT. */
   upload_id: uploadId,
 });
-export type ActionResponseAttachment = z.infer<typeof ActionResponseAttachment>;
+export interface ActionResponseAttachment extends Wire.ActionResponseAttachment {}
 
 /** Request body of the action-response operation. */
 export const ActionResponse = z.strictObject({
   /** The answer, 1 to 10000 characters after trimming. */
   message: ActionResponseMessage,
-  /** Who at the firm answered; recorded as the responder. @default the API key's identity */
-  requester_email: z.email().optional(),
+  /** Who at the firm answered; recorded as the responder. Defaults to the API key's identity. */
+  requester_email: Email.optional(),
   /** Required when `pending_action_request.requires_attachment`; a PDF when `requires_pdf`. */
   attachment: ActionResponseAttachment.optional(),
 });
-export type ActionResponse = z.input<typeof ActionResponse>;
+export interface ActionResponse extends Wire.ActionResponse {}
 
 /** Response of the action-response operation. */
 export const ActionRequestAnswer = z.strictObject({
@@ -278,4 +290,4 @@ export const ActionRequestAnswer = z.strictObject({
   /** ISO 8601 date-time. */
   responded_at: IsoDateTime,
 });
-export type ActionRequestAnswer = z.infer<typeof ActionRequestAnswer>;
+export interface ActionRequestAnswer extends Wire.ActionRequestAnswer {}

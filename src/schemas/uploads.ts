@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type * as Wire from "../types/wire.js";
 import { IsoDateTime, MimeType } from "./common.js";
 
 /**
@@ -11,7 +12,7 @@ export const SignUploadRequest = z.strictObject({
   /** MIME type, e.g. `application/pdf`: the PUT must send the same `Content-Type`. */
   file_type: MimeType,
 });
-export type SignUploadRequest = z.infer<typeof SignUploadRequest>;
+export interface SignUploadRequest extends Wire.SignUploadRequest {}
 
 /** Longest `file_name` of a retrieval-level signing request. */
 export const RETRIEVAL_UPLOAD_FILE_NAME_MAX = 500;
@@ -25,7 +26,7 @@ export const RetrievalSignUploadRequest = z.strictObject({
   /** MIME type, up to 200 characters: the PUT must send the same `Content-Type`. */
   file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX),
 });
-export type RetrievalSignUploadRequest = z.infer<typeof RetrievalSignUploadRequest>;
+export interface RetrievalSignUploadRequest extends Wire.RetrievalSignUploadRequest {}
 
 /** Where to PUT the bytes of a file, and the id that attaches them afterwards. */
 export const SignUploadResponse = z.strictObject({
@@ -36,7 +37,7 @@ export const SignUploadResponse = z.strictObject({
   /** When `upload_id` expires: one hour after signing. */
   expires_at: IsoDateTime,
 });
-export type SignUploadResponse = z.infer<typeof SignUploadResponse>;
+export interface SignUploadResponse extends Wire.SignUploadResponse {}
 
 /** How long the presigned PUT address accepts bytes, in minutes. */
 export const UPLOAD_URL_TTL_MINUTES = 15;

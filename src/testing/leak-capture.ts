@@ -1,15 +1,49 @@
 /**
  * `captureLeaks()`: records what the application under test lets out while
- * it runs (console lines, requests made with `fetch` to other origins than the
- * API, errors handed to `recordError`) so that `assertNoLeaks()` can look for
- * canaries in them. Patches `console` and `globalThis.fetch` until `stop()`.
- * Not seen: `node:http` requests made without `fetch`, and writes straight
- * to `process.stdout`/`process.stderr`; pass those to `assertNoCanaryLeak`.
+ * it runs (console output of every method, requests made with `fetch` to
+ * other origins than the API, errors handed to `recordError`) so that
+ * `assertNoLeaks()` can look for canaries in them. Patches `console` and
+ * `globalThis.fetch` until `stop()`. Not seen: `node:http` requests made
+ * without `fetch`, and writes straight to `process.stdout`/`process.stderr`;
+ * pass those to `assertNoCanaryLeak`.
  */
 import { assertNoCanaryLeak, type CapturedRequest, type LeakSources } from "./canary-scan.js";
+import { bytesText } from "./canary-views.js";
 import { type Canary, PHI_CANARIES } from "./fictional-clients.js";
+import { formatLogLine } from "./inspect.js";
 
-const CONSOLE_METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
+/** Console methods whose arguments are printed as a line (`console.log` and its like). */
+const LINE_METHODS = [
+  "log",
+  "info",
+  "warn",
+  "error",
+  "debug",
+  "trace",
+  "dir",
+  "dirxml",
+  "table",
+  "group",
+  "groupCollapsed",
+] as const;
+
+/** Console methods that print a label (and, for `timeLog`, data after it). */
+const LABEL_METHODS = ["count", "countReset", "time", "timeEnd", "timeLog"] as const;
+
+type ConsoleMethod = (typeof LINE_METHODS)[number] | (typeof LABEL_METHODS)[number] | "assert";
+
+/** What one console call prints, as text to search; undefined when it prints nothing. */
+function printed(method: ConsoleMethod, args: readonly unknown[]): string | undefined {
+  if (method === "assert") {
+    // console.assert prints its data only when the assertion fails.
+    return args[0] ? undefined : formatLogLine(["Assertion failed", ...args.slice(1)]);
+  }
+  if (method === "dir") return formatLogLine(args.slice(0, 1));
+  if ((LABEL_METHODS as readonly string[]).includes(method)) {
+    return formatLogLine([String(args[0] ?? "default"), ...args.slice(1)]);
+  }
+  return formatLogLine(args);
+}
 
 /** Options of `captureLeaks(options)`. */
 export interface CaptureLeaksOptions {
@@ -40,17 +74,6 @@ export interface LeakCapture extends Required<LeakSources> {
   stop(): void;
 }
 
-function formatArg(arg: unknown): string {
-  if (typeof arg === "string") return arg;
-  if (arg instanceof Error) return `${arg.stack ?? String(arg)}`;
-  try {
-    const json = JSON.stringify(arg, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
-    return json ?? String(arg);
-  } catch {
-    return String(arg);
-  }
-}
-
 /** Starts recording; call `stop()` when done (e.g. in `afterAll`). */
 export function captureLeaks(options: CaptureLeaksOptions = {}): LeakCapture {
   const apiOrigins = new Set((options.apiOrigins ?? []).map((o) => new URL(o).origin));
@@ -59,14 +82,33 @@ export function captureLeaks(options: CaptureLeaksOptions = {}): LeakCapture {
   const errors: unknown[] = [];
   const requests: CapturedRequest[] = [];
 
-  const target = globalThis.console;
-  const originals = CONSOLE_METHODS.map((name) => [name, target[name]] as const);
+  const target = globalThis.console as unknown as Record<
+    ConsoleMethod,
+    (...args: unknown[]) => void
+  >;
+  const methods: ConsoleMethod[] = [...LINE_METHODS, ...LABEL_METHODS, "assert"];
+  const originals = methods
+    .filter((name) => typeof target[name] === "function")
+    .map((name) => [name, target[name]] as const);
   const wrappers = new Map<string, (...args: unknown[]) => void>();
+  // Node's console.table, group, count and assert print through console.log or warn: recorded once.
+  let printing = false;
   for (const [name, original] of originals) {
     const wrapper = (...args: unknown[]) => {
-      logs.push(args.map(formatArg).join(" "));
+      if (printing) {
+        original.apply(target, args);
+        return;
+      }
+      const line = printed(name, args);
+      if (line !== undefined) logs.push(line);
       for (const arg of args) if (arg instanceof Error) errors.push(arg);
-      if (!options.quiet) original.apply(target, args);
+      if (options.quiet) return;
+      printing = true;
+      try {
+        original.apply(target, args);
+      } finally {
+        printing = false;
+      }
     };
     wrappers.set(name, wrapper);
     target[name] = wrapper;
@@ -83,7 +125,11 @@ export function captureLeaks(options: CaptureLeaksOptions = {}): LeakCapture {
       method: request.method,
       url: request.url,
       headers: Object.fromEntries(request.headers),
-      body: request.body === null ? "" : await request.clone().text(),
+      // Bytes first: a gzip body is read decompressed.
+      body:
+        request.body === null
+          ? ""
+          : bytesText(new Uint8Array(await request.clone().arrayBuffer())).text,
     });
     return originalFetch(request);
   };

@@ -7,8 +7,11 @@
  * The test runner is never imported: the hooks are passed in, or taken from
  * the runner's globals (Jest always; Vitest with `globals: true`).
  */
+import { MedRecords } from "../client.js";
+import type { ClientOptions } from "../core/options.js";
 import type { MockServer } from "../mock/http-server.js";
 import type { Scope } from "../mock/model/api-keys.js";
+import type { DeliveryTarget } from "../mock/model/delivery.js";
 import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
 import type { MockSnapshot } from "../mock/snapshot.js";
 
@@ -71,6 +74,28 @@ export interface MockTestHandle {
   readonly apiKey: string;
   /** The API's base URL, for the client's `baseUrl`. */
   readonly baseUrl: string;
+  /**
+   * The mock's clock, in epoch ms: the service's "now" for any `now` option,
+   * so that a receiver follows the mock when a test advances it. Pass the
+   * function where a function is taken, its value where a value is.
+   * @example createWebhookHandler({ secret, on, now: t.now }); verifyWebhook({ payload, headers, secret, now: t.now() })
+   */
+  readonly now: () => number;
+  /**
+   * A `MedRecords` client for the mock: its `baseUrl`, `apiKey` and
+   * transport (the mock itself under MSW, loopback HTTP otherwise), unless
+   * `options` give their own.
+   * @example const mr = t.client({ validateResponses: true });
+   */
+  client(options?: Partial<ClientOptions>): MedRecords;
+  /**
+   * Hands every webhook delivery of the mock in-process to `handler` (what
+   * `createWebhookHandler` returns), whatever the webhook's URL: no network,
+   * no MSW passthrough. Holds for the rest of the file (restores keep it);
+   * callable before the mock started.
+   * @example t.deliverTo(createWebhookHandler({ secret, on, dedupe, now: t.now }))
+   */
+  deliverTo(handler: DeliveryTarget): void;
   /** Brings the baseline back now (done after each test anyway). */
   reset(): Promise<void>;
 }
@@ -107,6 +132,9 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
   let running: { mock: MockServiceCore; apiKey: string; baseline: MockSnapshot } | undefined;
   let msw: MswServerLike | undefined;
   let http: MockServer | undefined;
+  /** The `deliverTo` target, kept for when the mock starts; set on the running mock at once. */
+  let target: DeliveryTarget | undefined;
+  let applyTarget: ((mock: MockServiceCore, target: DeliveryTarget) => void) | undefined;
 
   const get = () => {
     if (running === undefined) {
@@ -146,6 +174,9 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
       http = await startMockServer(service);
       mock = http;
     }
+    const { setDeliveryTarget } = await import("../mock/service.js");
+    applyTarget = setDeliveryTarget;
+    if (target !== undefined) setDeliveryTarget(mock, target);
     const apiKey = mock.apiKeys.create(scopes === undefined ? {} : { scopes });
     await seed?.(mock, { apiKey });
     mock.requests.clear();
@@ -167,6 +198,26 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
     },
     get baseUrl() {
       return get().mock.baseUrl;
+    },
+    now: () => get().mock.clock.now().getTime(),
+    client(options = {}) {
+      const { mock, apiKey } = get();
+      return new MedRecords({
+        baseUrl: mock.baseUrl,
+        apiKey,
+        // Under MSW the mock answers in-process; over HTTP the default fetch reaches it.
+        ...(msw === undefined ? {} : { fetch: mock.fetch }),
+        ...options,
+      });
+    },
+    deliverTo(handler) {
+      if (typeof handler !== "function") {
+        throw new TypeError(
+          "useMockService: deliverTo(handler) takes a Fetch-style handler, (request: Request) => Response, such as createWebhookHandler(...) returns.",
+        );
+      }
+      target = handler;
+      if (running !== undefined) applyTarget?.(running.mock, handler);
     },
     reset: restoreBaseline,
   };

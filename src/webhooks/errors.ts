@@ -24,7 +24,12 @@ export type WebhookVerificationReason =
   /** Signed correctly, but the body is not an event or disagrees with its headers. */
   | "invalid_payload"
   /** `payload` is not the raw body (for example an already parsed object). */
-  | "payload_not_raw";
+  | "payload_not_raw"
+  /**
+   * The body is larger than `maxBodyBytes` (by its `Content-Length` or as
+   * read): `createWebhookHandler` only, which answers 413 without reading further.
+   */
+  | "body_too_large";
 
 /** What a {@link WebhookVerificationError} carries beyond its reason, depending on the reason. */
 export interface WebhookVerificationErrorDetails {
@@ -102,6 +107,8 @@ export function toleranceError(
     skewSeconds > 0
       ? "If every delivery fails this way, the receiver's clock is ahead (check NTP); otherwise the delivery was held in a queue or replayed."
       : "The receiver's clock is behind the service's: check NTP on this host.",
+    // A test that moved a mock's clock on (or back) on purpose: the receiver must read that clock.
+    "If the sender's clock was moved on purpose (a mock service whose clock a test advanced or set), pass `now` from that clock: createWebhookHandler({ now: () => mock.clock.now().getTime() }), or `now: t.now` from useMockService(); verifyWebhook({ now: mock.clock.now() }).",
   ];
   return new WebhookVerificationError(
     "timestamp_out_of_tolerance",

@@ -1,6 +1,12 @@
 import type { WebhookEvent } from "../schemas/events.js";
 import { StoreUnavailableError } from "../stores/store-error.js";
 import {
+  BodyTooLargeError,
+  declaredLengthExceeds,
+  maxBodyBytesOption,
+  readCapped,
+} from "./body-limit.js";
+import {
   claimChecked,
   DEFAULT_DEDUPE_TTL_SECONDS,
   type DedupeClaim,
@@ -9,7 +15,7 @@ import {
 } from "./dedupe.js";
 import { WebhookVerificationError } from "./errors.js";
 import type { EventOfType, HandledEventType } from "./events.js";
-import { verifyWebhook } from "./verify.js";
+import { checkDeliveryHeaders, normalizeTolerance, verifyCheckedDelivery } from "./verify.js";
 
 /** What a handler gets beside the event. */
 export interface WebhookHandlerContext {
@@ -36,7 +42,11 @@ export interface WebhookErrorContext {
    * resolved), or `release` (of the claim, after your function failed).
    */
   stage: WebhookFailureStage;
-  /** The delivery request; its body has been read. */
+  /**
+   * The delivery request. At `verify` its body may not have been read (a
+   * request refused on its headers or its size is not read); at every later
+   * stage it has.
+   */
   request: Request;
   /** The verified event, for every stage after `verify`. */
   event?: WebhookEvent | undefined;
@@ -75,6 +85,16 @@ export interface WebhookHandlerOptions {
    */
   toleranceSeconds?: number;
   /**
+   * Largest body read, in bytes. A request announcing more in
+   * `Content-Length`, or sending more, gets 413 `{"error":"payload_too_large"}`
+   * and is read no further. The signature and timestamp headers are checked
+   * first, so an unsigned or stale request is refused (400) without reading
+   * its body at all. The service's deliveries are a few hundred bytes.
+   * @default 1_048_576 (1 MiB)
+   * @example 64 * 1024
+   */
+  maxBodyBytes?: number;
+  /**
    * Receives every failure for the operator's logs: verification errors
    * (a `WebhookVerificationError` whose message says what to fix), dedupe
    * store errors (a `StoreUnavailableError` naming the store) and handler errors. The HTTP response never carries them.
@@ -107,7 +127,9 @@ const BODY_USED_MESSAGE =
  * A Fetch-style webhook endpoint (Next.js route handlers, Hono, Bun, Deno,
  * Workers; `toNodeListener` adapts it to node:http and Express). Answers:
  * 405 to anything but POST; 400 `{"error":"invalid_webhook"}` when the
- * delivery fails verification; 200 `{"received":true}` once the handler
+ * delivery fails verification (its signature and timestamp headers are
+ * checked before the body is read); 413 `{"error":"payload_too_large"}` to a
+ * body over `maxBodyBytes`; 200 `{"received":true}` once the handler
  * resolved, for `webhook.test` (no handler runs) and for a type without a
  * handler; 200 with `"duplicate":true` for an id already processed; 409
  * `{"error":"in_progress"}` while another delivery of the id is being
@@ -125,7 +147,7 @@ const BODY_USED_MESSAGE =
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { secret, on, toleranceSeconds } = options;
+  const { secret, on } = options;
   // A missing secret is a deployment error: fail at start-up, not per delivery.
   const secrets = typeof secret === "string" ? [secret] : secret;
   if (
@@ -137,6 +159,8 @@ export function createWebhookHandler(
       "createWebhookHandler: `secret` is empty or not a string; is the environment variable set?",
     );
   }
+  const toleranceSeconds = normalizeTolerance(options.toleranceSeconds);
+  const maxBodyBytes = maxBodyBytesOption(options.maxBodyBytes, "createWebhookHandler");
   if (typeof on !== "object" || on === null) {
     throw new TypeError("createWebhookHandler: `on` must map event types to functions");
   }
@@ -164,14 +188,23 @@ export function createWebhookHandler(
     }
     let event: WebhookEvent;
     try {
-      event = await verifyWebhook({
-        payload: await request.arrayBuffer(),
-        headers: request.headers,
-        secret,
-        toleranceSeconds,
-        now: now(),
-      });
+      // Headers first: an unsigned or stale request is refused unread, so
+      // that a large one costs the receiver nothing.
+      const checked = checkDeliveryHeaders(request.headers, toleranceSeconds, now());
+      if (declaredLengthExceeds(request.headers.get("content-length"), maxBodyBytes)) {
+        throw new BodyTooLargeError(maxBodyBytes);
+      }
+      const body = request.body ? await readCapped(request.body, maxBodyBytes) : new Uint8Array();
+      const verified = verifyCheckedDelivery(checked, body, secrets);
+      event = verified instanceof Promise ? await verified : verified;
     } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        report(new WebhookVerificationError("body_too_large", error.message), {
+          stage: "verify",
+          request,
+        });
+        return json(413, { error: "payload_too_large" });
+      }
       report(error, { stage: "verify", request });
       // Nothing about why: the detail would help a forger, not the service.
       return json(400, { error: "invalid_webhook" });

@@ -1,9 +1,8 @@
 /**
  * `medrecords/webhooks`: verify, sign and handle deliveries of the service's
- * webhooks. Runs on Web Crypto alone (under the `node` condition, the
- * package's `#hmac` import takes node:crypto's HMAC instead: see hmac.ts and
- * hmac-node.ts) and imports neither the HTTP client nor msw, so a receiver
- * pulls in nothing else.
+ * webhooks. Runs on Web Crypto alone (under the `node` export condition,
+ * Node, Bun and Deno take node:crypto's HMAC instead) and imports neither the
+ * HTTP client nor msw, so a receiver pulls in nothing else.
  *
  * @module medrecords/webhooks
  */

@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { concatBytes } from "./crypto.js";
+import {
+  BodyTooLargeError,
+  declaredLengthExceeds,
+  maxBodyBytesOption,
+  readCapped,
+} from "./body-limit.js";
 
 /** A request as Express hands it over: `body` is set by a body parser, if any ran. */
 type NodeRequest = IncomingMessage & {
@@ -12,8 +17,9 @@ type NodeRequest = IncomingMessage & {
 /** Options of `toNodeListener(handler, options)`. */
 export interface NodeListenerOptions {
   /**
-   * Largest body read from the stream, in bytes; a larger one gets 413
-   * before any verification. Deliveries are small JSON documents.
+   * Largest body read from the stream, in bytes; a larger one (announced in
+   * `Content-Length`, or as read) gets 413 before any verification and is
+   * read no further. Deliveries are small JSON documents.
    * @default 1_048_576 (1 MiB)
    */
   maxBodyBytes?: number;
@@ -25,8 +31,6 @@ export interface NodeListenerOptions {
    */
   onError?: (error: unknown) => void;
 }
-
-class RequestBodyTooLarge extends Error {}
 
 export const BODY_CONSUMED_MESSAGE =
   "medrecords/webhooks: the request body was already consumed by a body parser, and the signature " +
@@ -51,7 +55,7 @@ export function toNodeListener(
   handler: (request: Request) => Promise<Response>,
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void {
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const maxBodyBytes = maxBodyBytesOption(options.maxBodyBytes, "toNodeListener");
   const onError = options.onError ?? ((error: unknown) => console.error(error));
 
   return (incoming, res, next) => {
@@ -69,9 +73,12 @@ export function toNodeListener(
           return;
         } else {
           try {
-            body = await readBody(req, maxBodyBytes);
+            if (declaredLengthExceeds(req.headers["content-length"], maxBodyBytes)) {
+              throw new BodyTooLargeError(maxBodyBytes);
+            }
+            body = await readCapped(req, maxBodyBytes);
           } catch (error) {
-            if (error instanceof RequestBodyTooLarge) {
+            if (error instanceof BodyTooLargeError) {
               send(res, 413, JSON.stringify({ error: "payload_too_large" }), "application/json");
               return;
             }
@@ -110,18 +117,6 @@ function bodyConsumed(req: NodeRequest): boolean {
   // body-parser < 2 sets `req.body = {}` even when it skips a content type,
   // so an object body alone does not prove the stream was read.
   return req.readableEnded || req._body === true;
-}
-
-async function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of req as AsyncIterable<Uint8Array | string>) {
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-    length += bytes.byteLength;
-    if (length > max) throw new RequestBodyTooLarge();
-    chunks.push(bytes);
-  }
-  return concatBytes(...chunks);
 }
 
 function toRequest(req: NodeRequest, method: string, body: Uint8Array | undefined): Request {

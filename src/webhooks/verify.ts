@@ -87,11 +87,31 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   const toleranceSeconds = normalizeTolerance(options.toleranceSeconds);
   // A string stays one: the HMAC encodes it once, without a copy joined to the timestamp.
   const body = typeof options.payload === "string" ? options.payload : rawBytes(options.payload);
-  const { headers } = options;
+  const checked = checkDeliveryHeaders(options.headers, toleranceSeconds, options.now);
+  return verifyCheckedDelivery(checked, body, secrets);
+}
 
+/** The delivery's headers once present, well formed and within the tolerance. */
+export interface CheckedDeliveryHeaders {
+  timestamp: string;
+  signatures: string[];
+  eventId: string | undefined;
+  eventType: string | undefined;
+}
+
+/**
+ * The checks of `verifyWebhook` that need no body: the timestamp and
+ * signature headers present and well formed, the timestamp within the
+ * tolerance. `createWebhookHandler` runs them before reading the body, so
+ * that an unsigned or stale request costs no read.
+ */
+export function checkDeliveryHeaders(
+  headers: WebhookHeaders,
+  toleranceSeconds: number,
+  now: Date | number | undefined,
+): CheckedDeliveryHeaders {
   // All four in one pass over the names; the event's two are compared after the signature.
-  const [timestampHeader, signatureValue, eventIdHeader, eventTypeHeader] =
-    readDeliveryHeaders(headers);
+  const [timestampHeader, signatureValue, eventId, eventType] = readDeliveryHeaders(headers);
   const timestamp = timestampHeader?.trim();
   if (timestamp === undefined || timestamp === "") throw missingHeader(WEBHOOK_HEADERS.timestamp);
   const signatureHeader = signatureValue?.trim();
@@ -108,22 +128,36 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
   }
   const signatures = parseSignatures(signatureHeader);
 
-  const nowSeconds = Math.floor(nowMs(options.now) / 1000);
+  const nowSeconds = Math.floor(nowMs(now) / 1000);
   const skewSeconds = nowSeconds - Number(timestamp);
   if (Math.abs(skewSeconds) > toleranceSeconds) throw toleranceError(skewSeconds, toleranceSeconds);
+  return { timestamp, signatures, eventId, eventType };
+}
 
+/**
+ * The rest of `verifyWebhook` once the headers passed: the signature, then
+ * the event. Synchronous while the HMAC is (node:crypto), so that no turn of
+ * the event loop is spent waiting for it; it throws (or rejects) when refused.
+ */
+export function verifyCheckedDelivery(
+  checked: CheckedDeliveryHeaders,
+  body: string | Uint8Array,
+  secrets: readonly string[],
+): WebhookEvent | Promise<WebhookEvent> {
+  const { timestamp, signatures } = checked;
   // Signed as `<timestamp>.<raw body>`, in two parts: the body is not copied.
   const signed: SignedData = [`${timestamp}.`, body];
   const matched = anySignatureMatches(signed, secrets, signatures);
-  // node:crypto answers at once: no turn of the event loop is spent waiting for it.
-  if (!(typeof matched === "boolean" ? matched : await matched)) {
-    throw await signatureMismatch(body, signed, secrets, signatures);
-  }
-
-  return parseEvent(body, eventIdHeader, eventTypeHeader);
+  const decide = (yes: boolean): WebhookEvent | Promise<never> =>
+    yes
+      ? parseEvent(body, checked.eventId, checked.eventType)
+      : signatureMismatch(body, signed, secrets, signatures).then((error) => {
+          throw error;
+        });
+  return typeof matched === "boolean" ? decide(matched) : matched.then(decide);
 }
 
-function normalizeSecrets(secret: string | readonly string[]): readonly string[] {
+export function normalizeSecrets(secret: string | readonly string[]): readonly string[] {
   const secrets = typeof secret === "string" ? [secret] : secret;
   if (!Array.isArray(secrets) || secrets.length === 0) {
     throw new TypeError("verifyWebhook: `secret` must be a non-empty string or array of strings");
@@ -138,7 +172,7 @@ function normalizeSecrets(secret: string | readonly string[]): readonly string[]
   return secrets;
 }
 
-function normalizeTolerance(value: number | undefined): number {
+export function normalizeTolerance(value: number | undefined): number {
   if (value === undefined) return WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
     throw new TypeError("verifyWebhook: `toleranceSeconds` must be a number of seconds >= 0");
@@ -284,7 +318,7 @@ function parseEvent(
   if (headerType !== undefined && headerType.trim() !== type) {
     throw invalidPayload("X-Webhook-Event-Type differs from the body's `type`.");
   }
-  return parsed as WebhookEvent;
+  return parsed as unknown as WebhookEvent;
 }
 
 function displayName(header: string): string {

@@ -108,7 +108,9 @@ describe("medrecords listen", slow, () => {
       () =>
         expect(listen.lines).toContainEqual(
           expect.stringMatching(
-            new RegExp(`^\\S+Z  retrieval_request\\.status_changed  ${event.id}  200  \\d+ms$`),
+            new RegExp(
+              `^${event.created_at}  retrieval_request\\.status_changed  ${event.id.slice(0, 11)}  ${id}  processing/provider_processing  200  \\d+ms$`,
+            ),
           ),
         ),
       waitLong,
@@ -127,7 +129,7 @@ describe("medrecords listen", slow, () => {
     expect(ids).not.toContain(retrievalIdOf(before.stdout));
   });
 
-  it("follows a mock whose clock runs far ahead of this machine's (--speed, --now), which the poller alone refuses", async () => {
+  it("follows a mock whose clock runs far ahead of this machine's (--now a day ahead): the poller judges by the service's Date header", async () => {
     const ahead = new Date(Date.now() + 86_400_000).toISOString();
     const mock = await startMock(["--clock", "manual", "--now", ahead]);
     const receiver = await startReceiver();

@@ -226,11 +226,30 @@ describe("medrecords events tail --once", () => {
     expect(log[1]?.created_at).toBe(since);
     const { out } = await tail(["--once", "--since", since]);
     expect(idsOf(out)).toEqual(log.slice(1).map((e) => e.id));
-    // A date is midnight UTC; an offset is honoured.
-    expect(idsOf((await tail(["--once", "--since", "2026-06-16"])).out)).toEqual([]);
+    // A date is midnight UTC; an offset is honoured. After the service's time: refused, saying so.
+    const future = await failure(["--once", "--since", "2026-06-16"]);
+    expect(future.message).toMatch(/--since 2026-06-16T00:00:00.000Z is after the service's time/);
     expect(idsOf((await tail(["--once", "--since", "2026-06-15T14:00:02+02:00"])).out)).toEqual(
       log.slice(1).map((e) => e.id),
     );
+  });
+
+  it("--since takes a duration as listen's does (30m, 2h, 1d), counted back from the service's clock", async () => {
+    const rr = await newRequest();
+    progress(rr);
+    // Days ahead of this machine's clock: the service's Date header is what counts.
+    mock.clock.advance("3d");
+    progress(rr);
+    mock.clock.advance("30m");
+    progress(rr);
+    const log = await logOldestFirst();
+    expect(idsOf((await tail(["--once", "--since", "1h"])).out)).toEqual(
+      log.slice(-2).map((e) => e.id),
+    );
+    expect(idsOf((await tail(["--once", "--since", "10m"])).out)).toEqual(
+      log.slice(-1).map((e) => e.id),
+    );
+    expect(idsOf((await tail(["--once", "--since", "4d"])).out)).toEqual(log.map((e) => e.id));
   });
 
   it("warns on stderr when --since is past the 30-day retention, and prints what the log holds", async () => {

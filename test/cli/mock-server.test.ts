@@ -5,7 +5,7 @@
 import { createHmac } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { cliPath, runCli, startCli } from "../helpers/cli.js";
 import { closeServer, listenOn } from "../helpers/loopback.js";
 import { tempDir } from "../poller/helpers.js";
@@ -173,6 +173,31 @@ describe("medrecords mock in a child process", () => {
       await expect(listenOn(probe, Number(new URL(url).port))).resolves.toBeGreaterThan(0);
       await closeServer(probe);
     }
+  });
+
+  it("prints the inspector's address at start-up (also as inspector_url in --json), where the page is served", async () => {
+    const { child, lines, exited } = await startCli(["mock", "--port", "0"]);
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    await vi.waitFor(() => expect(lines).toContain("Stop with Ctrl-C."), { timeout: 10_000 });
+    const base = /^ {2}base URL +(\S+)$/.exec(lines.find((l) => l.includes("base URL")) ?? "")?.[1];
+    const line = lines.find((l) => l.startsWith("  inspector"));
+    expect(line).toBe(`  inspector     ${base}/__mock/ui (open it in a browser on this machine)`);
+    const page = await fetch(`${base}/__mock/ui`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(">Retrieval requests</h2>");
+    child.kill("SIGTERM");
+    await expect(exited).resolves.toMatchObject({ code: 0 });
+
+    const json = await startCli(["mock", "--port", "0", "--json"]);
+    onTestFinished(() => {
+      if (json.child.exitCode === null) json.child.kill("SIGKILL");
+    });
+    const info = JSON.parse(json.firstLine) as StartInfo & { inspector_url: string };
+    expect(info.inspector_url).toBe(`${info.base_url}/__mock/ui`);
+    json.child.kill("SIGTERM");
+    await expect(json.exited).resolves.toMatchObject({ code: 0 });
   });
 
   it("stops cleanly on SIGINT too", async () => {

@@ -4,7 +4,7 @@
  * so a backlog forwarded at hundreds of events a second holds a bounded heap.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createForwarder } from "../../src/cli/webhook-forwarder.js";
+import { createForwarder, eventSummary, shortId } from "../../src/cli/webhook-forwarder.js";
 import type { AnyEvent } from "../../src/schemas/event-list.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../../src/schemas/webhooks.js";
 import { STATUS_CHANGED } from "../helpers/events.js";
@@ -61,7 +61,7 @@ describe("webhook forwarder", () => {
     await vi.advanceTimersByTimeAsync(1);
     await settle();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/ {2}evt_1 {2}timeout {2}/);
+    expect(lines[0]).toMatch(/ {2}evt_1 {2}rr_1 {2}processing\/- {2}timeout {2}/);
     await delivery;
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -98,6 +98,51 @@ describe("webhook forwarder", () => {
     await forward.deliver(event);
     expect(copies).toHaveLength(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/ {2}evt_1 {2}200 {2}/);
+    expect(lines[0]).toMatch(/ {2}evt_1 {2}rr_1 {2}processing\/- {2}200 {2}/);
+  });
+});
+
+describe("eventSummary: a line a person can follow one request through", () => {
+  const base = { object: "event", api_version: "v2", request_id: null } as const;
+  const rr = (data: Record<string, unknown>, type: string) =>
+    ({
+      ...base,
+      id: `rr-${"3f9c1a2b".padEnd(64, "0")}`,
+      type,
+      created_at: "2031-01-01T09:00:00.000Z",
+      data: { retrieval_request_id: "ret_534ff250734b4051fb57df57", case_id: null, ...data },
+    }) as unknown as AnyEvent;
+
+  it("shows the event's own (service) time, a short id, the request and its new status and stage", () => {
+    expect(
+      eventSummary(
+        rr(
+          { status: "processing", stage: "provider_processing" },
+          "retrieval_request.status_changed",
+        ),
+      ),
+    ).toBe(
+      "2031-01-01T09:00:00.000Z  retrieval_request.status_changed  rr-3f9c1a2b  ret_534ff250734b4051fb57df57  processing/provider_processing",
+    );
+  });
+
+  it("names the action request, or the documents released and invoices ready", () => {
+    expect(
+      eventSummary(rr({ action_request_id: "ar_1" }, "retrieval_request.action_required")),
+    ).toMatch(/ {2}ret_534ff250734b4051fb57df57 {2}action request ar_1$/);
+    expect(
+      eventSummary(rr({ document_ids: ["d1", "d2"] }, "retrieval_request.documents_available")),
+    ).toMatch(/ {2}2 documents$/);
+    expect(
+      eventSummary(
+        rr({ document_ids: ["i1"], invoice_ids: ["i1"] }, "retrieval_request.documents_available"),
+      ),
+    ).toMatch(/ {2}1 invoice ready$/);
+  });
+
+  it("cuts ids short to their prefix and 8 characters", () => {
+    expect(shortId(`rr-${"a".repeat(64)}`)).toBe("rr-aaaaaaaa");
+    expect(shortId("evt_test_0b7c7a9e-8a8f-4c1e-9d4e-0a6f1f0c2b3d")).toBe("evt_test_0b7c7a9e");
+    expect(shortId("evt_1")).toBe("evt_1");
   });
 });

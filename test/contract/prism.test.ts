@@ -254,6 +254,9 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
       client_name: "Jane Doe",
       client_email: "jane@example.com",
     });
+    // RFC 5322 characters in the local part: valid by the document's email pattern and the server.
+    await mr.cases.update(kase.id, { client_email: "a&b@firm.example" });
+    await mr.requestors.create({ name: "Ops", email: "x/y=z@firm.example" });
     await mr.cases.list({ limit: 1 });
     await mr.cases.retrieve(kase.id);
     await mr.cases.update(kase.id, { description: "Rear-end collision" });
@@ -371,6 +374,14 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
         why: "a JSON body sent as text/plain",
       },
       { method: "GET", path: "/v2/cases?limit=0", why: "limit below 1" },
+      // Not `limit=0x10`: Prism reads a query integer with Number(), so it takes hexadecimal.
+      { method: "GET", path: "/v2/cases?limit=1.5", why: "limit not an integer" },
+      {
+        method: "PATCH",
+        path: `/v2/cases/${kase.id}`,
+        body: { client_email: "a b@firm.example" },
+        why: "client_email with a space",
+      },
       { method: "GET", path: `/v2/cases/${kase.id}`, anonymous: true, why: "no API key" },
       {
         method: "PATCH",
@@ -426,6 +437,12 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
         why: "no API key",
       },
       { method: "POST", path: `${rr}/action-response`, body: {}, why: "message missing" },
+      {
+        method: "POST",
+        path: `${rr}/action-response`,
+        body: { message: " \t " },
+        why: "message blank after trimming",
+      },
       { method: "GET", path: "/v2/facilities", why: "query missing" },
       {
         method: "POST",
@@ -456,6 +473,22 @@ describe("the OpenAPI document and the reference server, through Prism's proxy",
           events: ["retrieval_request.status_changed"],
         },
         why: "url not an ASCII URI",
+      },
+      {
+        method: "POST",
+        path: "/v2/webhooks",
+        body: {
+          name: "n3",
+          url: "mailto:ops@firm.example",
+          events: ["retrieval_request.status_changed"],
+        },
+        why: "url not http or https",
+      },
+      {
+        method: "PATCH",
+        path: live,
+        body: { url: "https://u:p@hooks.example.test/h" },
+        why: "url with user info",
       },
       { method: "GET", path: "/v2/webhooks", anonymous: true, why: "no API key" },
       { method: "GET", path: wh, anonymous: true, why: "no API key" },

@@ -36,7 +36,7 @@ const newCase = (title = "Doe v. Acme") => mr.cases.create({ title, client_name:
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 async function download(documentId: string): Promise<string> {
-  const { download_url, expires_in } = await mr.documents.download(documentId);
+  const { download_url, expires_in } = await mr.documents.downloadUrl(documentId);
   expect(expires_in).toBe(3600);
   const response = await fetch(download_url);
   expect(response.status).toBe(200);
@@ -322,6 +322,7 @@ describe("upload flow rules", () => {
       file_name: "x.txt",
       file_type: "text/plain",
     });
+    // `download`, the deprecated name of `downloadUrl`, still works.
     const { download_url } = await mr.documents.download(doc.id);
     mock.clock.advance("3600s");
     expect((await fetch(download_url)).status).toBe(200);

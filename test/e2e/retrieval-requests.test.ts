@@ -30,9 +30,14 @@ const newMock = (name: string) => ({
   lookupHost: async () => ["93.184.215.14"],
 });
 
+// Two services used by one test only, with one idSeed: the same calls give them the same ids.
 const {
-  services: { mock, twin },
-} = await useReferenceServers({ mock: newMock("api"), twin: newMock("twin") });
+  services: { mock, twin, seeded },
+} = await useReferenceServers({
+  mock: newMock("api"),
+  twin: { ...newMock("twin"), idSeed: "e2e-twins" },
+  seeded: { ...newMock("seeded"), idSeed: "e2e-twins" },
+});
 let sent: string[] = [];
 
 function clientFor(service: MockServiceCore, key = service.apiKeys.create()) {
@@ -49,8 +54,10 @@ const mr = clientFor(mock);
 beforeEach(() => {
   mock.reset();
   twin.reset();
+  seeded.reset();
   mock.clock.set(NOW);
   twin.clock.set(NOW);
+  seeded.clock.set(NOW);
   sent = [];
 });
 
@@ -157,9 +164,10 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
   ]);
   const docs = await client.retrievalRequests.listDocuments(id);
   expect(docs.results.map((d) => d.id).sort()).toEqual([...recordIds].sort());
-  const chart = await client.retrievalRequests.downloadDocument(id, recordIds[0]!);
+  const chart = await client.retrievalRequests.documentDownloadUrl(id, recordIds[0]!);
   expect(chart.expires_in).toBe(3600);
   expect(await bytesAt(chart.download_url)).toBe("%PDF-1.4 chart");
+  // `downloadDocument`, the deprecated name of `documentDownloadUrl`, still works.
   const xray = await client.retrievalRequests.downloadDocument(id, recordIds[1]!);
   expect(new Uint8Array(await (await fetch(xray.download_url)).arrayBuffer())).toEqual(
     new Uint8Array([137, 80, 78, 71]),
@@ -178,12 +186,12 @@ async function wholeLife(service: MockServiceCore, client: MedRecords) {
     ready: false,
   });
   const refused = await client.retrievalRequests
-    .downloadDocument(id, invoiceId)
+    .documentDownloadUrl(id, invoiceId)
     .catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(ConflictError);
   expect(refused).toMatchObject({ status: 409, code: "document_not_ready" });
   service.retrievalRequests.markInvoiceReady(id, invoiceId);
-  const invoice = await client.retrievalRequests.downloadDocument(id, invoiceId);
+  const invoice = await client.retrievalRequests.documentDownloadUrl(id, invoiceId);
   expect(await bytesAt(invoice.download_url)).toBe("%PDF-1.4 invoice");
   expect((await client.retrievalRequests.retrieve(id)).costs).toEqual({
     records_fee: 35,
@@ -273,14 +281,19 @@ describe("the whole life of a retrieval request", () => {
     });
   });
 
-  it("an identical run on a fresh mock with the same clock start gives the same event ids", async () => {
-    const first = await wholeLife(mock, mr);
-    const second = await wholeLife(twin, clientFor(twin));
+  it("an identical run on a fresh mock with the same idSeed and clock start gives the same event ids", async () => {
+    const first = await wholeLife(twin, clientFor(twin));
+    const second = await wholeLife(seeded, clientFor(seeded));
     expect(second.id).toBe(first.id);
     const ids = (service: MockServiceCore) =>
       eventLogForTesting(service).map((e) => [e.type, e.id]);
-    expect(ids(twin)).toEqual(ids(mock));
-    expect(ids(mock)).toHaveLength(7);
+    expect(ids(seeded)).toEqual(ids(twin));
+    expect(ids(twin)).toHaveLength(7);
+    // Without the seed, the same run shares no id with them.
+    const other = await wholeLife(mock, mr);
+    expect(other.id).not.toBe(first.id);
+    const unseeded = new Set(ids(mock).map(([, id]) => id));
+    expect(ids(twin).filter(([, id]) => unseeded.has(id))).toEqual([]);
   });
 });
 

@@ -23,8 +23,6 @@ import {
   FacilitySearchParams,
   InvalidRequestError,
   MedRecords,
-  makeCaseCreate,
-  makeRetrievalRequestCreate,
   RequestorCreate,
   RequestorListParams,
   RequestorUpdate,
@@ -37,7 +35,9 @@ import {
   WebhookDeliveryListParams,
   WebhookUpdate,
 } from "../../src/index.js";
+import { makeCaseCreate } from "../../src/schemas/cases.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
+import { makeRetrievalRequestCreate } from "../../src/schemas/retrieval-requests.js";
 import { API_KEY, BASE_URL, json, scriptedFetch } from "../helpers/scripted-fetch.js";
 import { anything, nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";

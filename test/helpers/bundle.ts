@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "tsup";
+import { inspectorDefine } from "../../scripts/inspector-asset.ts";
 
 const built = new Map<string, Promise<string>>();
 
@@ -34,6 +35,7 @@ export function bundledScript(
           __MEDRECORDS_VERSION__: JSON.stringify(
             (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
           ),
+          ...inspectorDefine(),
         },
         // package.json maps `#hmac` into dist/, which a test run need not have
         // built: the sources of its `node` condition instead, as vitest.config.ts does.

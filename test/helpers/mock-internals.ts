@@ -19,8 +19,8 @@ import {
 export function createMockServiceForTesting(
   options: MockServiceOptions & InternalMockServiceOptions = {},
 ): MockService {
-  const { deliveryTimeoutMs, ...rest } = options;
-  return createMockServiceInternal(rest, { deliveryTimeoutMs });
+  const { deliveryTimeoutMs, publicAddressesForTesting, ...rest } = options;
+  return createMockServiceInternal(rest, { deliveryTimeoutMs, publicAddressesForTesting });
 }
 
 /** Emits an event as the service would: logged, then delivered to subscribed webhooks. */

@@ -56,6 +56,43 @@ describe("authentication", () => {
     );
     expect(message).not.toContain("UnknownUnknown");
     expect(message).not.toContain("medrecords_sk_live_");
+    // A key of the right shape it does not know: most likely one from before a restart.
+    expect(message).toMatch(/do not survive a restart unless given in MEDRECORDS_API_KEY/);
+  });
+
+  it("says nothing of restarts for a value that is not a key of the service's shape", async () => {
+    const { api } = setup();
+    const message = expectError(
+      await api.get("/v2/cases", { key: "sk_test_notours_1234567890abcdef" }),
+      401,
+      "invalid_api_key",
+    );
+    expect(message).not.toContain("restart");
+  });
+
+  it("apiKeys.register accepts a key of the service's shape, with its scopes, and refuses another", async () => {
+    const { mock } = setup();
+    const kept = "medrecords_sk_live_kept0000000000000000000000000001";
+    expect(mock.apiKeys.register(kept, { scopes: ["cases:read"] })).toBe(kept);
+    const api = createApi(mock, kept);
+    expect((await api.get("/v2/cases")).status).toBe(200);
+    expectError(
+      await api.post("/v2/cases", { title: "T", client_name: "C" }),
+      403,
+      "insufficient_scope",
+    );
+    for (const bad of [
+      "sk_live_abc",
+      "medrecords_sk_live_short",
+      "medrecords_sk_live_with space 0000000",
+    ]) {
+      expect(() => mock.apiKeys.register(bad)).toThrow(/shape/);
+      try {
+        mock.apiKeys.register(bad);
+      } catch (error) {
+        expect((error as Error).message).not.toContain(bad);
+      }
+    }
   });
 
   it("a key from another mock service is unknown here", async () => {

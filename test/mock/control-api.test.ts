@@ -61,7 +61,12 @@ async function send(
   return {
     status: response.status,
     headers: response.headers,
-    body: text === "" ? undefined : JSON.parse(text),
+    body:
+      text === ""
+        ? undefined
+        : response.headers.get("content-type") === "application/json"
+          ? JSON.parse(text)
+          : text,
   };
 }
 
@@ -365,6 +370,50 @@ describe("the clock: GET /__mock/clock, POST /__mock/clock/advance and /set", ()
     );
     expectError(await h.control("POST", "/clock/set", { now: true }), 400, "validation_error");
     expect((await h.control("GET", "/clock")).body).toEqual(before);
+  });
+
+  it("an absurd advance or set is 400 before anything moves: the clock, scheduled work and the API stay as they were", async () => {
+    const before = (await h.control("GET", "/clock")).body as { now: string };
+    const caseId = await createCase(h);
+    const signed = await h.api("POST", `/v2/cases/${caseId}/sign-upload`, {
+      file_name: "intake.pdf",
+      file_type: "application/pdf",
+    });
+    for (const [path, body] of [
+      ["/clock/advance", { by: 1e300 }],
+      ["/clock/advance", { by: "1e300ms" }],
+      ["/clock/advance", { by: Number.MAX_SAFE_INTEGER }],
+      ["/clock/advance", { by: "3000000d" }],
+      ["/clock/set", { now: 1e300 }],
+      ["/clock/set", { now: 8.64e15 }],
+      ["/clock/set", { now: "+010000-01-01T00:00:00.000Z" }],
+      ["/clock/set", { now: -62167219200001 }],
+    ] as const) {
+      expectError(await h.control("POST", path, body), 400, "validation_error");
+      expect((await h.control("GET", "/clock")).body, `${path} ${JSON.stringify(body)}`).toEqual(
+        before,
+      );
+    }
+    // The upload expiry 15 minutes on did not run, and the API still answers.
+    const put = await fetch(signed.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "application/pdf" },
+      body: new TextEncoder().encode(PDF),
+    });
+    expect(put.status).toBe(200);
+    expect((await h.api("GET", "/v2/cases")).status).toBe(200);
+  });
+
+  it("the clock reaches the last instant of year 9999 and not one millisecond more", async () => {
+    const last = "9999-12-31T23:59:59.999Z";
+    expect(await h.control("POST", "/clock/set", { now: last })).toMatchObject({
+      status: 200,
+      body: { now: last },
+    });
+    expectError(await h.control("POST", "/clock/advance", { by: 1 }), 400, "validation_error");
+    expect((await h.control("GET", "/clock")).body).toEqual({ now: last });
+    expect((await h.api("GET", "/v2/cases")).status).toBe(200);
+    await h.control("POST", "/clock/set", { now: START });
   });
 
   it("malformed JSON is 400 validation_error naming the body", async () => {
@@ -1035,6 +1084,190 @@ describe("GET, DELETE /__mock/requests", () => {
     ]);
     expect((await h.control("DELETE", "/requests")).status).toBe(204);
     expect((await h.control("GET", "/requests")).body.results).toEqual([]);
+  });
+});
+
+describe("the inspector's endpoints: GET /__mock/ui, GET /__mock/state, POST .../redeliver", () => {
+  const h = useServer({ allowPrivateWebhookUrls: true });
+
+  it("GET /__mock/ui serves the page and its files from this origin only, under a Content-Security-Policy", async () => {
+    const page = await h.control("GET", "/ui");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'self';/);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    for (const heading of ["Retrieval requests", "Events", "Deliveries", "Requests", "Clock"]) {
+      expect(page.body).toContain(`>${heading}</h2>`);
+    }
+    // Every address in the page is a path on this origin.
+    const addresses = [...(page.body as string).matchAll(/(?:src|href)="([^"]*)"/g)].map(
+      (m) => m[1],
+    );
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const address of addresses) expect(address).toMatch(/^(\/__mock\/ui|#)/);
+    const files = {
+      "/ui/inspector.js": "text/javascript; charset=utf-8",
+      "/ui/inspector.css": "text/css; charset=utf-8",
+      "/ui/favicon.svg": "image/svg+xml",
+    };
+    for (const [path, type] of Object.entries(files)) {
+      const file = await h.control("GET", path);
+      expect({ path, status: file.status, type: file.headers.get("content-type") }).toEqual({
+        path,
+        status: 200,
+        type,
+      });
+    }
+    expect((await h.control("GET", "/ui/other.js")).status).toBe(404);
+  });
+
+  it("GET /__mock/state answers the clock, requests with timelines, events, attempts and the journal, without a secret, key or body", async () => {
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(503).end("RECEIVER-ANSWER"));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hook = await h.api("POST", "/v2/webhooks", {
+      name: "state receiver",
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      events: [STATUS_CHANGED],
+    });
+    const rr = await createRetrieval(h);
+    await h.control("POST", `/retrieval-requests/${rr.id}/action-requests`, {
+      reason: "other",
+      message: "Confirm the dates (fictional)",
+    });
+    await h.control("POST", `/retrieval-requests/${rr.id}/records`, {
+      files: [{ file_name: "chart.pdf", file_type: "application/pdf", content: PDF }],
+    });
+    await h.control("POST", "/deliveries/flush");
+    receiver.close();
+    receiver.closeAllConnections();
+
+    const state = await h.control("GET", "/state");
+    expect(state.status).toBe(200);
+    expect(state.body.clock).toEqual({ now: h.server.clock.now().toISOString(), mode: "manual" });
+    const request = state.body.retrievalRequests.find((r: Json) => r.id === rr.id);
+    expect(request).toMatchObject({
+      status: "action_required",
+      facility: "Harbor Clinic",
+      final: false,
+      actionRequestOpen: true,
+    });
+    expect(request.timeline.map((entry: Json) => [entry.kind, entry.text])).toEqual([
+      ["created", "at Harbor Clinic"],
+      ["status", "action_required (intake): other"],
+      ["action request", "other: Confirm the dates (fictional) [open]"],
+      ["record", `chart.pdf (${PDF.length} bytes)`],
+    ]);
+    expect(state.body.events.map((e: Json) => e.type)).toEqual([
+      DOCUMENTS_AVAILABLE,
+      ACTION_REQUIRED,
+      STATUS_CHANGED,
+    ]);
+    expect(state.body.events[0]).toMatchObject({ object_id: rr.id, request_id: null });
+    const webhook = state.body.webhooks.find((w: Json) => w.id === hook.body.id);
+    expect(webhook.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        event_type: STATUS_CHANGED,
+        success: false,
+        status_code: 503,
+        duration_ms: expect.any(Number),
+        error: "The endpoint answered HTTP 503",
+      }),
+    ]);
+    expect(state.body.requests[0]).toEqual({
+      at: expect.any(String),
+      method: "POST",
+      path_template: "/v2/retrieval-requests",
+      status: 201,
+      request_id: expect.stringMatching(/^req_/),
+    });
+    const text = JSON.stringify(state.body);
+    for (const secret of [h.key, hook.body.secret, "RECEIVER-ANSWER"]) {
+      expect(text).not.toContain(secret);
+    }
+    // Paths with ids are left out: the journal entry shows the template only.
+    expect(text).not.toContain(`/v2/retrieval-requests/${rr.id}`);
+  });
+
+  it("GET /__mock/state carries the newest 200 retrieval requests, events and journal entries, and says when there are more", async () => {
+    const server = await startMockServer({ now: START });
+    try {
+      const state = async () => (await send(`${server.controlUrl}/state`, "GET")).body;
+      const seeded = [server.seed.retrievalRequest({ status: "processing" }).id];
+      for (let i = 0; i < 200; i++) {
+        server.retrievalRequests.setStatus(seeded[0] as string, {
+          status: "processing",
+          stage: "provider_processing",
+        });
+      }
+      while (seeded.length < 200)
+        seeded.push(server.seed.retrievalRequest({ status: "pending" }).id);
+      const key = server.apiKeys.create();
+      for (let i = 0; i < 200; i++) await send(`${server.url}/v2/cases`, "GET", { key });
+      const at200 = await state();
+      expect(at200.more).toEqual({ retrievalRequests: false, events: false, requests: false });
+      expect([at200.retrievalRequests.length, at200.events.length, at200.requests.length]).toEqual([
+        200, 200, 200,
+      ]);
+
+      server.retrievalRequests.setStatus(seeded[0] as string, {
+        status: "processing",
+        stage: "records_received",
+      });
+      seeded.push(server.seed.retrievalRequest({ status: "pending" }).id);
+      await send(`${server.url}/v2/case`, "GET", { key });
+      const at201 = await state();
+      expect(at201.more).toEqual({ retrievalRequests: true, events: true, requests: true });
+      expect([at201.retrievalRequests.length, at201.events.length, at201.requests.length]).toEqual([
+        200, 200, 200,
+      ]);
+      // Newest first: the one added last leads, the oldest is left out.
+      expect(at201.retrievalRequests[0].id).toBe(seeded.at(-1));
+      expect(at201.retrievalRequests.map((r: Json) => r.id)).not.toContain(seeded[0]);
+      expect(at201.events[0].data.stage).toBe("records_received");
+      expect(at201.requests[0]).toMatchObject({ path_template: null, status: 404 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("POST .../redeliver sends the event once more, as the API's redelivery; an unknown delivery is 404", async () => {
+    const receiver = await startReceiver(0);
+    const hook = await h.api("POST", "/v2/webhooks", {
+      name: "redelivery receiver",
+      url: receiver.url,
+      events: [STATUS_CHANGED],
+    });
+    const rr = await createRetrieval(h);
+    await h.control("POST", `/retrieval-requests/${rr.id}/complete`);
+    await h.control("POST", "/deliveries/flush");
+    const [first] = (await h.api("GET", `/v2/webhooks/${hook.body.id}/deliveries`)).body.results;
+    const path = `/webhooks/${hook.body.id}/deliveries/${first.id}/redeliver`;
+    const again = await h.control("POST", path);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      event_id: first.event_id,
+      is_redelivery: true,
+      success: true,
+    });
+    const listed = (await h.api("GET", `/v2/webhooks/${hook.body.id}/deliveries`)).body.results;
+    expect(listed.map((d: Json) => d.id)).toEqual([again.body.id, first.id]);
+    expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([
+      first.event_id,
+      first.event_id,
+    ]);
+    expectError(
+      await h.control("POST", `/webhooks/${hook.body.id}/deliveries/whdel_none/redeliver`),
+      404,
+      "not_found",
+    );
+    receiver.server.close();
+    receiver.server.closeAllConnections();
   });
 });
 

@@ -40,7 +40,10 @@ function send(
         resolve({
           status: res.statusCode ?? 0,
           contentType: res.headers["content-type"],
-          body: text === "" ? undefined : JSON.parse(text),
+          body:
+            text === "" || res.headers["content-type"] !== "application/json"
+              ? text
+              : JSON.parse(text),
         }),
       );
     });
@@ -127,6 +130,28 @@ describe("the control API on loopback", () => {
       });
       expect(listed.status).toBe(200);
     }
+  });
+
+  it("guards the inspector as the rest: its page, files, state and redelivery refuse another Host (421) and another origin's page (403)", async () => {
+    const { server, port } = ref;
+    const reads = [
+      "/__mock/ui",
+      "/__mock/ui/inspector.js",
+      "/__mock/ui/inspector.css",
+      "/__mock/state",
+    ];
+    for (const path of reads) {
+      expect({ path, status: (await send(server, "GET", path, {})).status }).toEqual({
+        path,
+        status: 200,
+      });
+      expect((await send(server, "GET", path, { origin: server.url })).status).toBe(200);
+      expectRefused(await send(server, "GET", path, { host: `evil.example:${port}` }), 421);
+      expectRefused(await send(server, "GET", path, { origin: EVIL }), 403);
+    }
+    const redeliver = "/__mock/webhooks/wh_x/deliveries/whdel_x/redeliver";
+    expectRefused(await simplePost(server, redeliver, { origin: EVIL }), 403);
+    expect((await simplePost(server, redeliver, { origin: server.url })).status).toBe(404);
   });
 
   it("refuses with 403 every Origin that is not its own: another port, https, null, the storage origin", async () => {

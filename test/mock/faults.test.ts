@@ -327,8 +327,8 @@ describe("webhook deliveries", () => {
     emit(mock, 3);
     emit(mock, 4);
     // The first three left when the window filled; flush() is only awaited, after the check.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(mock.deliveries.inbox).toHaveLength(3);
+    // Polled rather than a fixed wait: signing is asynchronous and the machine may be busy.
+    await expect.poll(() => mock.deliveries.inbox.length, { timeout: 5_000 }).toBe(3);
     await mock.deliveries.flush();
     expect(mock.deliveries.inbox).toHaveLength(4);
 

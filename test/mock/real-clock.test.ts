@@ -111,4 +111,63 @@ describe("the autopilot", () => {
     expect((await mr.retrievalRequests.retrieve(answered)).status).toBe("completed");
     expect((await mr.retrievalRequests.retrieve(cancelled)).status).toBe("cancelled");
   });
+
+  /** Every stage and status the request went through, from its status_changed events, oldest first. */
+  async function stagesOf(mr: MedRecords, id: string): Promise<string[]> {
+    const events = await mr.events
+      .list({ object_id: id, type: ["retrieval_request.status_changed"] })
+      .toArray({ limit: 100 });
+    return events.reverse().map((e) => (e.data as { stage: string }).stage);
+  }
+
+  const ORDER = [
+    "intake",
+    "request_sent",
+    "provider_processing",
+    "records_received",
+    "quality_review",
+    "completed",
+  ];
+  const neverBackwards = (stages: string[]) => {
+    for (let i = 1; i < stages.length; i++) {
+      expect(ORDER.indexOf(stages[i] as string), stages.join(" > ")).toBeGreaterThanOrEqual(
+        ORDER.indexOf(stages[i - 1] as string),
+      );
+    }
+  };
+
+  it("never moves a request backwards: a stage set by hand (as trigger does) is where its life continues", async () => {
+    const { mock, mr, create } = await setup();
+    const id = await create();
+    // What `medrecords trigger retrieval_request.status_changed` does, before the autopilot's first step.
+    mock.retrievalRequests.setStatus(id, { status: "processing", stage: "provider_processing" });
+    mock.clock.advance("3h");
+    const stages = await stagesOf(mr, id);
+    neverBackwards(stages);
+    expect(stages[0]).toBe("provider_processing");
+    expect(stages).not.toContain("request_sent");
+    expect((await mr.retrievalRequests.retrieve(id)).status).toBe("completed");
+  });
+
+  it("repeats nothing done by hand: records released and an action request asked stay the only ones", async () => {
+    const { mock, mr, create } = await setup();
+    const id = await create();
+    mock.clock.advance(`${AUTOPILOT_STEP_MINUTES.providerProcessing + 4}m`);
+    // trigger action_required, answered at once; then trigger documents_available.
+    mock.retrievalRequests.openActionRequest(id, {
+      reason: "additional_information_needed",
+      message: "Please confirm the dates of treatment.",
+    });
+    await mr.retrievalRequests.respondToAction(id, { message: "Confirmed." });
+    mock.retrievalRequests.setStatus(id, { status: "processing", stage: "records_received" });
+    mock.retrievalRequests.releaseRecords(id, [
+      { file_name: "records.pdf", file_type: "application/pdf", content: "%PDF-1.4 by hand" },
+    ]);
+    mock.clock.advance("3h");
+    const done = await mr.retrievalRequests.retrieve(id);
+    expect(done.status).toBe("completed");
+    expect(done.documents.filter((d) => d.kind === "record")).toHaveLength(1);
+    expect(mock.retrievalRequests.actionRequests(id)).toHaveLength(1);
+    neverBackwards(await stagesOf(mr, id));
+  });
 });

@@ -124,9 +124,13 @@ describe("PUT to the presigned upload address", () => {
     const wrong = await putBytes(mock, signed.upload_url, bytesOf("x"), {
       "content-type": "image/png",
     });
-    await storageError(wrong, 400, "content_type_mismatch");
+    expect(await storageError(wrong, 400, "content_type_mismatch")).toBe(
+      'Content-Type must equal the file_type given when signing: expected "application/pdf", got "image/png".',
+    );
     const missing = await putBytes(mock, signed.upload_url, bytesOf("x"), { "content-type": null });
-    await storageError(missing, 400, "content_type_mismatch");
+    expect(await storageError(missing, 400, "content_type_mismatch")).toMatch(
+      /expected "application\/pdf", no Content-Type was sent\.$/,
+    );
   });
 
   it("requires Content-Length: 411 content_length_required", async () => {

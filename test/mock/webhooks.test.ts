@@ -340,22 +340,21 @@ describe("webhook URLs must be public (spec, Webhooks rule 6)", () => {
     expect(lookedUp).toHaveLength(4);
   });
 
-  it("a failing lookup counts as a name that does not resolve", async () => {
+  it("a failing lookup refuses the URL (fail closed), naming the cause", async () => {
     const { api } = setup({
       delivery: "inbox",
       lookupHost: async () => {
-        throw new Error("SERVFAIL");
+        throw Object.assign(new Error("SERVFAIL"), { code: "ESERVFAIL" });
       },
     });
-    expect(
-      (
-        await api.post("/v2/webhooks", {
-          name: "n",
-          url: "https://x.example.test/",
-          events: [EVENT],
-        })
-      ).status,
-    ).toBe(201);
+    const response = await api.post("/v2/webhooks", {
+      name: "n",
+      url: "https://x.example.test/",
+      events: [EVENT],
+    });
+    expect(expectError(response, 400, "invalid_request")).toContain(
+      "could not be resolved (ESERVFAIL)",
+    );
   });
 
   it("PATCH to a private URL is refused the same way", async () => {

@@ -8,7 +8,9 @@ import {
   type OpenApiDocument,
   openApiDocument,
 } from "../../src/openapi/document.js";
+import { EMAIL_PATTERN } from "../../src/schemas/email.js";
 import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
+import { HTTP_URL_PATTERN } from "../../src/schemas/uri.js";
 import { WEBHOOK_HEADERS } from "../../src/webhooks/headers.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";
 
@@ -247,15 +249,23 @@ describe("the OpenAPI document", () => {
     expect(event({ ...entry, id: `rr-${hex64}0` })).not.toEqual([]);
     expect(event({ ...entry, id: `rr-${hex64.toUpperCase()}` })).not.toEqual([]);
     expect(event({ ...entry, api_version: "v3" })).not.toEqual([]);
+    // A webhook.test body as delivered (never a log entry: test/contract/spec-fidelity.test.ts).
     const test = {
-      ...entry,
       id: "evt_test_0b7e2a44-5a0e-4c55-9d0a-3f1c2b8e9d10",
       type: "webhook.test",
+      created_at: "2026-03-01T10:00:00.000Z",
       data: { webhook_id: "wh_1" },
     };
-    expect(event(test)).toEqual([]);
-    expect(event({ ...test, id: "evt_test_0b7e2a44" })).not.toEqual([]);
-    expect(event({ ...test, id: `rr-${hex64}` })).not.toEqual([]);
+    const headers = {
+      "X-Webhook-Event-Id": test.id,
+      "X-Webhook-Event-Type": test.type,
+      "X-Service-Timestamp": "1772359200",
+      "X-Service-Signature-V1": `v1=${hex64}`,
+    };
+    const delivery = (body: unknown) => validator.validateDelivery({ headers, body });
+    expect(delivery(test)).toEqual([]);
+    expect(delivery({ ...test, id: "evt_test_0b7e2a44" })).not.toEqual([]);
+    expect(delivery({ ...test, id: `rr-${hex64}` })).not.toEqual([]);
 
     const signature = doc.components.parameters["X-Service-Signature-V1"]?.schema.pattern as string;
     expect(new RegExp(signature).test(`v1=${hex64}`)).toBe(true);
@@ -266,12 +276,18 @@ describe("the OpenAPI document", () => {
       string,
       { properties: Record<string, unknown> }
     >;
-    expect(schemas.Requestor?.properties.email).toEqual({ type: "string", format: "email" });
+    // The service's own rules, as patterns beside the formats (test/contract/spec-fidelity.test.ts).
+    const email = { type: "string", format: "email", pattern: EMAIL_PATTERN.source };
+    expect(schemas.Requestor?.properties.email).toEqual(email);
     expect(schemas.Case?.properties.client_email).toMatchObject({
-      anyOf: [{ type: "string", format: "email" }, { type: "null" }],
+      anyOf: [email, { type: "null" }],
     });
     for (const id of ["Webhook", "WebhookCreateResponse"]) {
-      expect(schemas[id]?.properties.url, id).toEqual({ type: "string", format: "uri" });
+      expect(schemas[id]?.properties.url, id).toEqual({
+        type: "string",
+        format: "uri",
+        pattern: HTTP_URL_PATTERN.source,
+      });
     }
     expect(schemas.CaseList?.properties.next).toMatchObject({
       anyOf: [{ type: "string", format: "uri" }, { type: "null" }],

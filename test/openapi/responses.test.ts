@@ -220,7 +220,7 @@ describe("responses of the reference server match the document", () => {
     expect(types).toEqual(new Set([...SUBSCRIBABLE_EVENT_TYPES]));
     const oneEvent = events.body.results[0]!;
     expect((await api.get(`/v2/events/${oneEvent.id}`)).status).toBe(200);
-    const filtered = `/v2/events?type=retrieval_request.status_changed,webhook.test&created_after=${encodeURIComponent(START)}`;
+    const filtered = `/v2/events?type=retrieval_request.status_changed,webhook.disabled&created_after=${encodeURIComponent(START)}`;
     expect((await api.get(filtered)).status).toBe(200);
 
     await mock.deliveries.flush();

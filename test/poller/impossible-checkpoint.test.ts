@@ -1,8 +1,9 @@
 /**
- * A checkpoint that cannot be true (ahead of the poller's clock by more than
- * the timestamp tolerance, or without a time zone) fails the run with a
- * MedRecordsError naming the store and the value, before any request,
- * whichever store it came from.
+ * A checkpoint that cannot be true fails the run with a MedRecordsError
+ * naming the store and the value, whichever store it came from: without a
+ * time zone, before any request; ahead of the service's clock by more than
+ * the timestamp tolerance, after the first response, whose Date header is
+ * that clock (this machine's clock only when the response has none).
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,7 +19,7 @@ import {
 import { API_KEY, BASE_URL, json, scriptedFetch } from "../helpers/scripted-fetch.js";
 import { tempDir } from "./helpers.js";
 
-/** The poller's clock, pinned: a run judges "ahead" by Date.now(). */
+/** This machine's clock, pinned: the judge when a response carries no Date header. */
 const NOW = "2026-01-01T12:00:00.000Z";
 
 beforeEach(() => {
@@ -38,9 +39,13 @@ const userStore = (created_at: unknown): CheckpointStore => ({
   save: async () => {},
 });
 
-async function runOnce(checkpoint: CheckpointStore) {
+async function runOnce(checkpoint: CheckpointStore, serviceDate?: string) {
   const { fetch, seen } = scriptedFetch([], () =>
-    json(200, { results: [], next: null, previous: null }),
+    json(
+      200,
+      { results: [], next: null, previous: null },
+      serviceDate === undefined ? {} : { date: new Date(serviceDate).toUTCString() },
+    ),
   );
   const mr = new MedRecords({ apiKey: API_KEY, baseUrl: BASE_URL, fetch, maxRetries: 0 });
   const error = await mr.events
@@ -53,7 +58,7 @@ async function runOnce(checkpoint: CheckpointStore) {
   return { error: error as Error | undefined, requests: seen.length };
 }
 
-describe("a checkpoint ahead of the poller's clock", () => {
+describe("a checkpoint ahead of this machine's clock, the service sending no Date", () => {
   it("is accepted up to the tolerance ahead", async () => {
     for (const seconds of [
       WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS - 1,
@@ -65,7 +70,7 @@ describe("a checkpoint ahead of the poller's clock", () => {
     }
   });
 
-  it("fails beyond the tolerance, naming the store and the value, before any request", async () => {
+  it("fails beyond the tolerance, naming the store, the value and the clock, after the first response", async () => {
     for (const created_at of [
       ahead(WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS + 1),
       "2099-01-01T00:00:00Z",
@@ -74,8 +79,8 @@ describe("a checkpoint ahead of the poller's clock", () => {
       expect(error).toBeInstanceOf(MedRecordsError);
       expect(error?.message).toContain("`checkpoint` store of events.catchUp");
       expect(error?.message).toContain(created_at);
-      expect(error?.message).toContain("clock");
-      expect(requests).toBe(0);
+      expect(error?.message).toContain("this machine's clock");
+      expect(requests).toBe(1);
     }
   });
 
@@ -84,7 +89,7 @@ describe("a checkpoint ahead of the poller's clock", () => {
     const memory = await runOnce(memoryCheckpoint({ created_at: future, ids_at_created_at: [] }));
     expect(memory.error).toBeInstanceOf(MedRecordsError);
     expect(memory.error?.message).toContain("memoryCheckpoint()");
-    expect(memory.requests).toBe(0);
+    expect(memory.requests).toBe(1);
 
     const dir = await tempDir();
     try {
@@ -94,10 +99,40 @@ describe("a checkpoint ahead of the poller's clock", () => {
       expect(file.error).toBeInstanceOf(MedRecordsError);
       expect(file.error?.message).toContain(path);
       expect(file.error?.message).toContain(future);
-      expect(file.requests).toBe(0);
+      expect(file.requests).toBe(1);
     } finally {
       await dir.remove();
     }
+  });
+});
+
+describe("a checkpoint judged by the service's clock (its Date header)", () => {
+  const DAYS_LATER = new Date(Date.parse(NOW) + 3 * 86_400_000).toISOString();
+  const daysLater = (seconds: number) =>
+    new Date(Date.parse(DAYS_LATER) + seconds * 1000).toISOString();
+
+  it("is accepted when the service's clock is days ahead of this machine's (a mock advanced by tests)", async () => {
+    const { error, requests } = await runOnce(userStore(daysLater(-60)), DAYS_LATER);
+    expect(error).toBeUndefined();
+    expect(requests).toBe(1);
+    // At the tolerance too: the boundary is the service's time, not this machine's.
+    const edge = await runOnce(
+      userStore(daysLater(WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS)),
+      DAYS_LATER,
+    );
+    expect(edge.error).toBeUndefined();
+  });
+
+  it("fails beyond the tolerance of the service's clock, naming it, even when this machine's clock would accept", async () => {
+    const behind = new Date(Date.parse(NOW) - 3600_000).toISOString();
+    const checkpoint = new Date(
+      Date.parse(behind) + (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS + 2) * 1000,
+    ).toISOString();
+    const { error, requests } = await runOnce(userStore(checkpoint), behind);
+    expect(error).toBeInstanceOf(MedRecordsError);
+    expect(error?.message).toContain("the service's clock");
+    expect(error?.message).toContain(checkpoint);
+    expect(requests).toBe(1);
   });
 });
 

@@ -129,6 +129,16 @@ const REFUSED_OTHERWISE: ReadonlyArray<[string, string]> = [
 ];
 
 describe("webhook URLs reaching a non-public address", () => {
+  it("a localhost receiver refused says how to reach it: --allow-private-webhook-urls, or listen", async () => {
+    const { create } = setup();
+    for (const url of ["http://localhost:3000/webhooks", "http://127.0.0.1:3000/webhooks"]) {
+      const message = (await create(url)).body.error?.message ?? "";
+      expect(message).toContain("--allow-private-webhook-urls");
+      expect(message).toContain("allowPrivateWebhookUrls");
+      expect(message).toContain("medrecords listen --forward-to");
+    }
+  });
+
   it.each(NON_PUBLIC)("%s (%s) is refused on create and on change", async (url) => {
     const { create, patch, read } = setup();
     const refused = await create(url);

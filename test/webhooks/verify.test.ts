@@ -169,6 +169,15 @@ describe("verifyWebhook timestamp tolerance", () => {
     expect(error.message).toContain("301 s in the future");
   });
 
+  it("names the fix for a sender whose clock was moved on purpose (pass now from it), either way", async () => {
+    for (const offset of [7200, -7200, 301, -301]) {
+      const error = await refusal(at(offset));
+      expect(error.message).toMatch(/clock was moved on purpose/);
+      expect(error.message).toContain("pass `now` from that clock");
+      expect(error.hints.join(" ")).toContain("t.now");
+    }
+  });
+
   it("honours a custom tolerance and accepts a Date for now", async () => {
     await expect(
       verifyWebhook({

@@ -66,7 +66,7 @@ export function openActionRequest(
   let actionRequest: ActionRequestRecord;
   if (previous === undefined) {
     actionRequest = {
-      id: nextRetrievalId(ctx.state.retrieval, "action_request", "ar_"),
+      id: nextRetrievalId(ctx, "action_request", "ar_"),
       ...input,
       opened_at: openedAt,
       opening: 1,
@@ -103,7 +103,7 @@ export function placeActionRequest(
   input: OpenActionRequestInput,
 ): ActionRequestRecord {
   const actionRequest: ActionRequestRecord = {
-    id: nextRetrievalId(ctx.state.retrieval, "action_request", "ar_"),
+    id: nextRetrievalId(ctx, "action_request", "ar_"),
     ...input,
     opened_at: stored.value.public_updated_at,
     opening: 1,

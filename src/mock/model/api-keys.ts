@@ -11,6 +11,14 @@ export { SCOPES, type Scope };
 
 export const API_KEY_PREFIX = "medrecords_sk_live_";
 
+/** The service's key shape: the prefix, then at least 16 visible ASCII characters. */
+const API_KEY_SHAPE = /^medrecords_sk_live_[\x21-\x7e]{16,}$/;
+
+/** Whether `value` has the shape of one of the service's keys (what the mock accepts to register). */
+export function isApiKeyShaped(value: string): boolean {
+  return API_KEY_SHAPE.test(value);
+}
+
 export interface ApiKeyRecord {
   /** Stable identity of the key, for fields such as `created_by`. */
   readonly id: string;
@@ -27,6 +35,20 @@ export class ApiKeyStore {
   readonly #keys = new Map<string, ApiKeyRecord>();
 
   create(options: CreateApiKeyOptions = {}): string {
+    return this.register(`${API_KEY_PREFIX}${randomBase62(32)}`, options);
+  }
+
+  /**
+   * Accepts a key chosen by the caller (`medrecords mock` with
+   * MEDRECORDS_API_KEY set), with `scopes`; returns it. The message of a
+   * refused key never shows it.
+   */
+  register(key: string, options: CreateApiKeyOptions = {}): string {
+    if (typeof key !== "string" || !isApiKeyShaped(key)) {
+      throw new TypeError(
+        `apiKeys.register: a key must have the service's shape, ${API_KEY_PREFIX} followed by at least 16 visible ASCII characters.`,
+      );
+    }
     const scopes = options.scopes ?? SCOPES;
     for (const scope of scopes) {
       if (!(SCOPES as readonly string[]).includes(scope)) {
@@ -35,7 +57,6 @@ export class ApiKeyStore {
         );
       }
     }
-    const key = `${API_KEY_PREFIX}${randomBase62(32)}`;
     this.#keys.set(key, { id: `key_${randomBase62(16)}`, scopes: new Set(scopes) });
     return key;
   }
@@ -64,7 +85,13 @@ export class ApiKeyStore {
     }
     const record = this.#keys.get(key);
     if (record === undefined) {
-      throw new MockApiError(401, "invalid_api_key", "The API key is not recognized.");
+      throw new MockApiError(
+        401,
+        "invalid_api_key",
+        isApiKeyShaped(key)
+          ? "The API key is not recognized by this mock. A mock's keys do not survive a restart unless given in MEDRECORDS_API_KEY when it starts (MEDRECORDS_API_KEY=<key> medrecords mock keeps that key across restarts); otherwise use the key the mock printed when it started."
+          : "The API key is not recognized.",
+      );
     }
     return record;
   }

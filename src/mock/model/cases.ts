@@ -1,7 +1,6 @@
 /** Case rules: creation defaults, case numbers, partial updates. */
 import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../schemas/cases.js";
 import { notFound } from "../http-error.js";
-import { newCaseId } from "./ids.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
@@ -38,7 +37,7 @@ export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
   state.caseNumber += 1;
   const now = nowIso(ctx);
   const record: CaseRecord = {
-    id: newCaseId(),
+    id: ctx.ids.base62("case", "case_", 24),
     case_number: `MR-${String(state.caseNumber).padStart(6, "0")}`,
     title: input.title,
     client_name: input.client_name,

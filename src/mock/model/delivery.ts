@@ -20,11 +20,16 @@ import {
 } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
 import type { DeliveryFaults } from "../delivery-faults.js";
+import {
+  checkedLookup,
+  HostRefusedError,
+  nodeHttpModules,
+  pinnedFetch,
+} from "./delivery-transport.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
-import { randomBase62 } from "./ids.js";
 import { MapListIndex } from "./list-index.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
-import { nonPublicHostReason } from "./webhook-urls.js";
+import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
 
 /** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
@@ -46,11 +51,56 @@ export interface InboxDelivery {
   attempt: number;
 }
 
+/**
+ * A Fetch-style webhook handler (what `createWebhookHandler` returns) that
+ * takes every delivery in-process, whatever the webhook's URL.
+ */
+export type DeliveryTarget = (request: Request) => Response | Promise<Response>;
+
+/** One delivery attempt that did not get a 2xx, as `deliveries.flush()` reports it (never a body). */
+export interface FailedDeliveryAttempt {
+  /** The webhook the attempt was sent to. */
+  webhook_id: string;
+  /** The event it carried (the body's `id`). */
+  event_id: string;
+  /** That event's `type`. */
+  event_type: string;
+  /** The receiver's HTTP status; null when no response came. */
+  status_code: number | null;
+  /**
+   * Why it failed: `HTTP <status>`, `timeout`, `connection refused`,
+   * `connection failed (<code>)`, `redirect not followed (HTTP <status>)`,
+   * `not sent: <reason>`, or `handler threw: <message>` (`deliverTo`).
+   */
+  error: string;
+}
+
+/**
+ * The most failures `flush()` keeps between two calls, the newest: a server
+ * nobody flushes (`medrecords mock` delivering for a developer) must not
+ * grow without bound.
+ */
+export const FLUSH_FAILURES_KEPT = 1000;
+
+/** What `await mock.deliveries.flush()` resolves to: the attempts finished since the previous flush. */
+export interface DeliveryFlushResult {
+  /** Attempts finished (answered, failed or timed out), duplicates injected by `mock.faults` included. */
+  attempted: number;
+  /** Those answered 2xx (every attempt in `delivery: "inbox"` mode). */
+  succeeded: number;
+  /** Each of the others, oldest first (the newest 1000, `FLUSH_FAILURES_KEPT`). */
+  failed: FailedDeliveryAttempt[];
+}
+
 /** How deliveries travel, and what is in flight. Outlives `reset()`, like the clock. */
 export interface DeliveryRuntime {
   readonly mode: DeliveryMode;
   /** The caller's transport; undefined means whatever `globalThis.fetch` is at send time. */
   readonly fetch: typeof fetch | undefined;
+  /** `deliverTo`: every delivery goes in-process to this handler instead of `fetch`. */
+  deliverTo: DeliveryTarget | undefined;
+  /** Attempts finished since the last `flush()`, for its result. */
+  finished: { attempted: number; succeeded: number; failed: FailedDeliveryAttempt[] };
   /** Per-attempt bound, 5 s as the spec says; tests of the timeout shorten it. */
   readonly timeoutMs: number;
   readonly inflight: Set<Promise<unknown>>;
@@ -63,39 +113,73 @@ export interface DeliveryRuntime {
   signing: Promise<unknown>;
   /** Injected faults (`mock.faults`): clock skew, duplicates, reordering. */
   readonly faults: DeliveryFaults | undefined;
+  /**
+   * Addresses the private-address rule takes for public at delivery, so the
+   * project's tests can stand a loopback receiver in for a public host.
+   */
+  readonly publicForTesting: ReadonlySet<string>;
 }
 
 export function createDeliveryRuntime(options: {
   mode?: DeliveryMode | undefined;
   fetch?: typeof fetch | undefined;
+  deliverTo?: DeliveryTarget | undefined;
   timeoutMs?: number | undefined;
   faults?: DeliveryFaults | undefined;
+  publicForTesting?: readonly string[] | undefined;
 }): DeliveryRuntime {
   const mode = options.mode ?? "fetch";
   if (mode !== "fetch" && mode !== "inbox") {
     throw new TypeError('createMockService: delivery must be "fetch" or "inbox".');
   }
+  checkDeliveryTarget(options.deliverTo, mode, "createMockService: deliverTo");
   return {
     mode,
     fetch: options.fetch,
+    deliverTo: options.deliverTo,
+    finished: { attempted: 0, succeeded: 0, failed: [] },
     timeoutMs: options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS,
     inflight: new Set(),
     inbox: [],
     signing: Promise.resolve(),
     faults: options.faults,
+    publicForTesting: new Set(options.publicForTesting ?? []),
   };
+}
+
+/** Refuses a `deliverTo` that is not a function, or one beside `delivery: "inbox"` (which sends nothing). */
+export function checkDeliveryTarget(
+  target: unknown,
+  mode: DeliveryMode,
+  where: string,
+): asserts target is DeliveryTarget | undefined {
+  if (target === undefined) return;
+  if (typeof target !== "function") {
+    throw new TypeError(
+      `${where} must be a Fetch-style handler, (request: Request) => Response, such as createWebhookHandler(...) returns.`,
+    );
+  }
+  if (mode === "inbox") {
+    throw new TypeError(
+      `${where}: the mock records deliveries in its inbox (delivery: "inbox") and sends none; use one or the other.`,
+    );
+  }
 }
 
 /**
  * Awaits every attempt in flight, including any that starts meanwhile; an
- * attempt held back by `mock.faults` reordering is sent now.
+ * attempt held back by `mock.faults` reordering is sent now. Resolves to
+ * what the attempts finished since the previous flush came to.
  */
-export async function flushDeliveries(runtime: DeliveryRuntime): Promise<void> {
+export async function flushDeliveries(runtime: DeliveryRuntime): Promise<DeliveryFlushResult> {
   for (;;) {
     runtime.faults?.release();
-    if (runtime.inflight.size === 0) return;
+    if (runtime.inflight.size === 0) break;
     await Promise.allSettled([...runtime.inflight]);
   }
+  const { finished } = runtime;
+  runtime.finished = { attempted: 0, succeeded: 0, failed: [] };
+  return finished;
 }
 
 /** Registers work with `flush()` and returns it unchanged. */
@@ -125,13 +209,17 @@ export interface AttemptOutcome {
   sentAtMs: number;
   /** Place in list order, taken when the attempt was made (not when its answer came). */
   seq: number;
+  /** The delivery's id, also taken when the attempt was made. */
+  id: string;
   success: boolean;
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** The short cause `flush()` reports for a failure (`HTTP 500`, `timeout`, ...); null on success. */
+  cause: string | null;
 }
 
-type Result = Omit<AttemptOutcome, "sentAtMs" | "seq">;
+type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
 /**
  * One attempt to the webhook's current URL, signed afresh. Never throws: a
@@ -146,6 +234,7 @@ export async function sendAttempt(
   const runtime = ctx.delivery;
   const sentAtMs = nowMs(ctx);
   const seq = nextSequence(ctx.state);
+  const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
   const turn = runtime.signing.then(async () => {
@@ -170,20 +259,94 @@ export async function sendAttempt(
   });
   runtime.signing = turn.catch(() => undefined);
   const headers = await turn;
-  // DNS rebinding: a name checked at creation is resolved again before it is sent to.
-  const refused =
-    inbox || ctx.allowPrivateWebhookUrls ? undefined : await nonPublicHostReason(ctx, url);
   const result: Result = inbox
-    ? { success: true, status_code: 200, error: null, duration_ms: 0 }
-    : refused !== undefined
-      ? {
-          success: false,
-          status_code: null,
-          error: `Not sent: the host is ${refused}`,
-          duration_ms: 0,
-        }
-      : await post(runtime, url, headers, event.body);
-  return { sentAtMs, seq, ...result };
+    ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
+    : await deliver(ctx, url, headers, event.body);
+  const { finished } = runtime;
+  finished.attempted += 1;
+  if (result.success) finished.succeeded += 1;
+  else {
+    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
+    finished.failed.push({
+      webhook_id: webhook.value.id,
+      event_id: event.id,
+      event_type: event.type,
+      status_code: result.status_code,
+      error: result.cause ?? "failed",
+    });
+  }
+  return { sentAtMs, seq, id, ...result };
+}
+
+/** The `deliverTo` handler threw instead of answering. */
+class HandlerThrew {
+  constructor(readonly error: unknown) {}
+}
+
+/** A delivery handed to `deliverTo` in-process, as the network would bring it. */
+function deliverInProcess(
+  target: DeliveryTarget,
+  url: string,
+  init: RequestInit & { signal: AbortSignal },
+): Promise<Response> {
+  const request = new Request(url, init);
+  const answer = Promise.resolve()
+    .then(() => target(request))
+    .catch((error: unknown) => {
+      throw new HandlerThrew(error);
+    });
+  // The 5-second bound holds in-process too: a handler that never answers is a timeout.
+  const timeout = new Promise<never>((_, reject) => {
+    init.signal.addEventListener("abort", () => reject(init.signal.reason), { once: true });
+  });
+  return Promise.race([answer, timeout]);
+}
+
+/**
+ * Sends one attempt under the private-address rule (webhook-urls.ts). A name
+ * goes over the mock's own transport, which resolves it once and connects
+ * only to the addresses it checked (delivery-transport.ts). A `fetch` given
+ * to the mock (or a runtime without node:http) connects on its own: the name
+ * is then resolved and checked just before, failing closed, but where that
+ * fetch connects is its own affair. In-process (`deliverTo`) nothing is sent
+ * over the network, so nothing is looked up.
+ */
+async function deliver(
+  ctx: ModelContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Result> {
+  const runtime = ctx.delivery;
+  // Read at send time, so an MSW server started after the mock still intercepts.
+  const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+  if (ctx.allowPrivateWebhookUrls) {
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  }
+  const publicForTesting = runtime.publicForTesting;
+  const { host, literal } = webhookHost(url);
+  const ownTransport = !literal && runtime.fetch === undefined && runtime.deliverTo === undefined;
+  const node = ownTransport ? await nodeHttpModules() : undefined;
+  if (node === undefined) {
+    const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
+    if (refused !== undefined) return notSent(refused);
+    return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
+  }
+  // The connection's own lookup checks the name's addresses.
+  const refused = localhostReason(host);
+  if (refused !== undefined) return notSent(refused);
+  const send = pinnedFetch(node, checkedLookup(ctx.lookupHost, publicForTesting));
+  return post(runtime, url, headers, body, send);
+}
+
+function notSent(reason: string): Result {
+  return {
+    success: false,
+    status_code: null,
+    error: `Not sent: the host is ${reason}`,
+    duration_ms: 0,
+    cause: `not sent: the host is ${reason}`,
+  };
 }
 
 async function post(
@@ -191,19 +354,22 @@ async function post(
   url: string,
   headers: Record<string, string>,
   body: string,
+  send: typeof fetch,
 ): Promise<Result> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  // Read at send time, so an MSW server started after the mock still intercepts.
-  const send = runtime.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const target = runtime.deliverTo;
   try {
-    const response = await send(url, {
+    const init = {
       method: "POST",
       headers,
       body,
-      redirect: "manual",
+      redirect: "manual" as const,
       signal: AbortSignal.timeout(runtime.timeoutMs),
-    });
+    };
+    const response = await (target === undefined
+      ? send(url, init)
+      : deliverInProcess(target, url, init));
     const duration_ms = elapsed();
     discardBody(response);
     const { status } = response;
@@ -214,19 +380,32 @@ async function post(
         status_code: code,
         error: `Redirect${code ? ` (HTTP ${code})` : ""} not followed: the URL must answer 2xx itself`,
         duration_ms,
+        cause: `redirect not followed${code ? ` (HTTP ${code})` : ""}`,
       };
     }
     if (status >= 200 && status < 300) {
-      return { success: true, status_code: status, error: null, duration_ms };
+      return { success: true, status_code: status, error: null, duration_ms, cause: null };
     }
     return {
       success: false,
       status_code: status,
       error: `The endpoint answered HTTP ${status}`,
       duration_ms,
+      cause: `HTTP ${status}`,
     };
   } catch (error) {
+    if (error instanceof HostRefusedError) return notSent(error.reason);
     const timedOut = (error as { name?: unknown })?.name === "TimeoutError";
+    if (error instanceof HandlerThrew) {
+      const message = error.error instanceof Error ? error.error.message : String(error.error);
+      return {
+        success: false,
+        status_code: null,
+        error: "The endpoint failed without answering",
+        duration_ms: elapsed(),
+        cause: `handler threw: ${message}`,
+      };
+    }
     const code = causeCode(error);
     return {
       success: false,
@@ -235,6 +414,11 @@ async function post(
         ? `No response within ${runtime.timeoutMs} ms`
         : `Connection failed${code ? ` (${code})` : ""}`,
       duration_ms: elapsed(),
+      cause: timedOut
+        ? "timeout"
+        : code === "ECONNREFUSED"
+          ? "connection refused"
+          : `connection failed${code ? ` (${code})` : ""}`,
     };
   }
 }
@@ -275,7 +459,7 @@ export function recordAttempt(
   kind: AttemptKind = {},
 ): WebhookDelivery {
   const record: WebhookDelivery = {
-    id: `whdel_${randomBase62(24)}`,
+    id: outcome.id,
     webhook_id: webhook.value.id,
     event_id: event.id,
     event_type: event.type,

@@ -3,7 +3,6 @@ import type { DocumentCreate, DocumentUpdate } from "../../schemas/documents.js"
 import { notFound } from "../http-error.js";
 import { assertCaseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
-import { newDocumentId } from "./ids.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
@@ -56,7 +55,7 @@ export function createDocument(
   const bytes = upload.bytes as Uint8Array;
   const now = nowIso(ctx);
   const record: DocumentRecord = {
-    id: newDocumentId(),
+    id: ctx.ids.base62("document", "doc_", 24),
     case_id: caseId,
     file_name: upload.fileName,
     file_size: bytes.byteLength,

@@ -9,6 +9,7 @@
  * nor repeats an event, even among events sharing one `created_at`.
  */
 import {
+  DELIVERY_ONLY_EVENT_TYPES,
   EVENT_LOG_TYPES,
   EVENT_RETENTION_DAYS,
   EVENT_RETENTION_MS,
@@ -90,6 +91,14 @@ export function listEvents(
   const types = filters.types === undefined ? undefined : new Set(filters.types);
   if (types !== undefined) {
     const known: readonly string[] = EVENT_LOG_TYPES;
+    const neverLogged = [...types].filter((type) => DELIVERY_ONLY_EVENT_TYPES.includes(type));
+    if (neverLogged.length > 0) {
+      throw new MockApiError(
+        400,
+        "validation_error",
+        `type: ${neverLogged.join(", ")} is never written to the event log (test deliveries are not logged); expected any of ${known.join(", ")}`,
+      );
+    }
     const unknown = [...types].filter((type) => !known.includes(type));
     if (unknown.length > 0) {
       throw new MockApiError(

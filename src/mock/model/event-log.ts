@@ -5,7 +5,6 @@
  * can log `webhook.disabled` without depending on its own caller.
  */
 import { EVENT_API_VERSION } from "../../schemas/events.js";
-import { randomHex } from "./ids.js";
 import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
 /** An event log entry (spec, Event). */
@@ -52,13 +51,13 @@ export interface AppendEventOptions {
 }
 
 /**
- * A fresh event id: `rr-` + 64 hex for retrieval events (their shape in the
- * spec), `evt_<uuid>` for the others.
+ * A fresh event id from the service's id source: `rr-` + 64 hex for
+ * retrieval events (their shape in the spec), `evt_<uuid>` for the others.
  */
-export function newEventId(type: string): string {
+export function newEventId(ctx: ModelContext, type: string): string {
   return type.startsWith("retrieval_request.")
-    ? `rr-${randomHex(64)}`
-    : `evt_${crypto.randomUUID()}`;
+    ? ctx.ids.hex("event", "rr-", 64)
+    : `evt_${ctx.ids.uuid("event")}`;
 }
 
 /** Writes an event to the log at the clock's time and returns what was stored. */
@@ -69,7 +68,7 @@ export function appendEvent(
   options: AppendEventOptions = {},
 ): StoredEvent {
   const entry: EventLogEntry = {
-    id: options.id ?? newEventId(type),
+    id: options.id ?? newEventId(ctx, type),
     object: "event",
     type,
     created_at: options.atMs === undefined ? nowIso(ctx) : new Date(options.atMs).toISOString(),

@@ -104,7 +104,7 @@ export function seedFacilities(state: RetrievalState): void {
 export function createFacility(ctx: ModelContext, input: FacilityCreate): Facility {
   const state = ctx.state.retrieval;
   const facility: Facility = {
-    id: nextRetrievalId(state, "inline_facility", "fac_"),
+    id: nextRetrievalId(ctx, "inline_facility", "fac_"),
     name: input.name,
     address: input.address,
     phone: input.phone ?? null,

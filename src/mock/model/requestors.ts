@@ -14,7 +14,7 @@ const requestorIndex = new MapListIndex<StoredRequestor>({ keyOf: (stored) => st
 export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requestor {
   const now = nowIso(ctx);
   const requestor: Requestor = {
-    id: nextRetrievalId(ctx.state.retrieval, "requestor", "rqtr_"),
+    id: nextRetrievalId(ctx, "requestor", "rqtr_"),
     name: input.name,
     email: input.email,
     organization: input.organization ?? null,

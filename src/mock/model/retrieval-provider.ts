@@ -112,7 +112,7 @@ export function addDocument(
   const document: StoredRetrievalDocument = {
     seq: nextSequence(ctx.state),
     value: {
-      id: nextRetrievalId(ctx.state.retrieval, "retrieval_document", "rdoc_"),
+      id: nextRetrievalId(ctx, "retrieval_document", "rdoc_"),
       kind,
       file_name: file.file_name,
       file_type: file.file_type,

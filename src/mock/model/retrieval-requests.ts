@@ -373,7 +373,7 @@ export function createRetrievalRequest(
   const stored: StoredRetrievalRequest = {
     seq: nextSequence(ctx.state),
     value: {
-      id: nextRetrievalId(ctx.state.retrieval, "retrieval_request", "ret_"),
+      id: nextRetrievalId(ctx, "retrieval_request", "ret_"),
       case_id: caseId,
       external_id: input.external_id ?? null,
       status: "pending",
@@ -428,7 +428,7 @@ export function placeRetrievalRequest(
   const stored: StoredRetrievalRequest = {
     seq: nextSequence(ctx.state),
     value: {
-      id: nextRetrievalId(ctx.state.retrieval, "retrieval_request", "ret_"),
+      id: nextRetrievalId(ctx, "retrieval_request", "ret_"),
       ...input,
       attachments: [],
       record_types: [],

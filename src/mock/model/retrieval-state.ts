@@ -2,26 +2,26 @@
  * State of the retrieval family (retrieval requests, facilities, requestors)
  * and the two things that make its events reproducible:
  *
- * - identifiers derived from per-kind counters, so that a fresh mock (or one
- *   after `reset()`) hands out the same ids in the same order;
+ * - identifiers from the service's id source, never repeated (a fresh mock
+ *   with the same `idSeed` hands out the same ids in the same order);
  * - one `public_updated_at` clock for all retrieval requests, strictly
  *   increasing on the mock clock, so that no two public changes share an
  *   instant and `updated_since` polling can neither skip nor repeat one.
  *
- * Together with the mock clock this makes every retrieval event id (a hash of
- * type, request id and occurrence) the same on an identical second run.
+ * Together with the mock clock and an `idSeed` this makes every retrieval
+ * event id (a hash of type, request id and occurrence) the same on an
+ * identical second run; without one, no two services share an event id.
  */
 import { type StoredFacility, seedFacilities } from "./facilities.js";
 import type { StoredRequestor } from "./requestors.js";
 import { refileRetrievalRequest, type StoredRetrievalRequest } from "./retrieval-requests.js";
-import { sha256Hex } from "./sha256.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 export interface RetrievalState {
   readonly requests: Map<string, StoredRetrievalRequest>;
   readonly facilities: Map<string, StoredFacility>;
   readonly requestors: Map<string, StoredRequestor>;
-  /** Ids handed out so far, per kind. */
+  /** List-order ordinals handed out so far, per kind (the facility directory's order); ids come from `ctx.ids`. */
   readonly counters: Map<string, number>;
   /** The latest `public_updated_at` handed out, in epoch ms. */
   lastPublicUpdateMs: number;
@@ -40,16 +40,16 @@ export function createRetrievalState(): RetrievalState {
   return state;
 }
 
-/** The next number of a kind, from 1. Also the list order of kinds that keep their own. */
+/** The next number of a kind, from 1: the list order of kinds that keep their own (facilities). */
 export function nextOrdinal(state: RetrievalState, kind: string): number {
   const next = (state.counters.get(kind) ?? 0) + 1;
   state.counters.set(kind, next);
   return next;
 }
 
-/** An opaque id that depends only on the kind and how many came before: `prefix` + 24 hex. */
-export function nextRetrievalId(state: RetrievalState, kind: string, prefix: string): string {
-  return `${prefix}${sha256Hex(`${kind}:${nextOrdinal(state, kind)}`).slice(0, 24)}`;
+/** An opaque id, `prefix` + 24 hex, from the service's id source (never repeated; see id-source.ts). */
+export function nextRetrievalId(ctx: ModelContext, kind: string, prefix: string): string {
+  return ctx.ids.hex(kind, prefix, 24);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
 import type { StoredDocument } from "./documents.js";
 import type { StoredDownload } from "./downloads.js";
 import type { OrderedEvent, StoredEvent } from "./event-log.js";
+import type { IdSource } from "./id-source.js";
 import { createRetrievalState, type RetrievalState } from "./retrieval-state.js";
 import type { StoredUpload } from "./uploads.js";
 import type { LookupHost } from "./webhook-urls.js";
@@ -71,6 +72,8 @@ export interface ModelContext {
   readonly allowPrivateWebhookUrls: boolean;
   /** Resolves a webhook host name for the private-address rule. */
   readonly lookupHost: LookupHost;
+  /** Every id the service hands out (id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
+  readonly ids: IdSource;
   /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
   readonly delivery: DeliveryRuntime;
   state: MockState;

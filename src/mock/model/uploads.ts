@@ -10,7 +10,7 @@ import {
   UPLOAD_URL_TTL_MS,
 } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";
-import { newUploadId, randomToken, toHex } from "./ids.js";
+import { randomToken, toHex } from "./ids.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 export interface StoredUpload {
@@ -33,7 +33,7 @@ export function signUpload(
 ): SignUploadResponse {
   const signedAtMs = nowMs(ctx);
   const upload: StoredUpload = {
-    id: newUploadId(),
+    id: ctx.ids.uuid("upload"),
     token: randomToken(),
     caseId,
     fileName: request.file_name,
@@ -76,10 +76,14 @@ export async function putUpload(ctx: ModelContext, token: string, put: UploadPut
     );
   }
   if (!sameMimeType(put.contentType, upload.fileType)) {
+    const sent =
+      put.contentType === null
+        ? "no Content-Type was sent"
+        : `got ${JSON.stringify(put.contentType.trim().slice(0, 100))}`;
     throw new MockApiError(
       400,
       "content_type_mismatch",
-      "Content-Type must equal the file_type given when signing.",
+      `Content-Type must equal the file_type given when signing: expected ${JSON.stringify(upload.fileType)}, ${sent}.`,
     );
   }
   const declared = put.contentLength?.trim() ?? "";

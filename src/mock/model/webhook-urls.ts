@@ -2,20 +2,32 @@
  * Webhook URLs must be publicly reachable and must not resolve to a private
  * address (spec, Webhooks rule 6): otherwise the service becomes a way into
  * the network it runs in. Address literals are judged as written; a host name
- * is resolved and refused when any of its addresses is not public. A name
- * that does not resolve is accepted (its deliveries fail), so tests can use
- * `*.test` or `example.com` names under MSW without DNS.
+ * is resolved and refused when any of its addresses is not public.
+ *
+ * The rule binds where a connection is made: each delivery attempt resolves
+ * the name once, checks every address, and connects to a checked address
+ * (see delivery-transport.ts), so a name that turns private between a check
+ * and the connection (DNS rebinding) is never sent to. A name that cannot be
+ * resolved is not sent to (fail closed). At creation nothing is sent: a name
+ * that does not resolve is accepted (its deliveries fail), and names reserved
+ * for testing are not looked up by the default resolver, so a test suite under
+ * MSW sends no DNS query.
  */
 import { MockApiError } from "../http-error.js";
 import type { ModelContext } from "./state.js";
 
-/** Addresses of a host name; an empty list when it does not resolve. */
+/**
+ * Addresses of a host name; an empty list when it does not exist. Rejects
+ * when the name cannot be resolved now (a timeout, SERVFAIL): a webhook URL's
+ * host is then not sent to.
+ */
 export type LookupHost = (hostname: string) => Promise<readonly string[]>;
 
 /**
  * Names reserved for testing and documentation (RFC 2606, RFC 6761): they
- * never resolve publicly, so asking DNS about them would only be network
- * traffic a test suite did not ask for.
+ * never resolve publicly, so a webhook created with one is not looked up at
+ * creation (nothing is sent then). A delivery that really connects resolves it
+ * like any other name.
  */
 export function isReservedTestName(hostname: string): boolean {
   return (
@@ -23,57 +35,109 @@ export function isReservedTestName(hostname: string): boolean {
   );
 }
 
+/** DNS answers meaning "no such name", as opposed to "could not ask". */
+const NOT_FOUND = new Set(["ENOTFOUND", "ENODATA", "EAI_NONAME", "EAI_NODATA"]);
+
 /**
  * Resolves through the operating system (node:dns), loaded on use so that the
- * mock still runs where there is none; there every name counts as unresolved.
- * Reserved test names are never looked up.
+ * mock still runs where there is none; there every name counts as not
+ * existing (and nothing is sent to it by the mock's own transport). A name
+ * that does not exist is an empty list; any other failure rejects.
  */
 export const defaultLookupHost: LookupHost = async (hostname) => {
-  if (isReservedTestName(hostname)) return [];
+  let lookup: typeof import("node:dns/promises").lookup;
   try {
-    const { lookup } = await import("node:dns/promises");
-    const found = await lookup(hostname, { all: true, verbatim: true });
-    return found.map((entry) => entry.address);
+    ({ lookup } = await import("node:dns/promises"));
   } catch {
     return [];
+  }
+  try {
+    const found = await lookup(hostname, { all: true, verbatim: true });
+    return found.map((entry) => entry.address);
+  } catch (error) {
+    if (NOT_FOUND.has((error as { code?: string }).code ?? "")) return [];
+    throw error;
   }
 };
 
 /** Throws 400 invalid_request unless the URL's host is public (or private URLs are allowed). */
 export async function assertPublicWebhookUrl(ctx: ModelContext, url: string): Promise<void> {
   if (ctx.allowPrivateWebhookUrls) return;
-  const reason = await nonPublicHostReason(ctx, url);
+  const reason = await nonPublicHostReason(ctx, url, { atCreation: true });
   if (reason !== undefined) {
     throw new MockApiError(
       400,
       "invalid_request",
-      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses.`,
+      `url: Must be publicly reachable; the host is ${reason}. Webhook URLs must not point at private, loopback, link-local or other non-public addresses. For a receiver on your machine: this mock accepts such URLs when started with --allow-private-webhook-urls (createMockService({ allowPrivateWebhookUrls: true })), and \`medrecords listen --forward-to <url>\` delivers the events of any service, the real one included, to a local URL without a webhook.`,
     );
   }
 }
 
+/** The host of a webhook URL as the rule judges it: lower case, no trailing dot, no brackets. */
+export function webhookHost(url: string): { host: string; literal: boolean } {
+  // WHATWG parsing already rewrote decimal, octal and hex IPv4 forms (2130706433,
+  // 0177.0.0.1, 0x7f.1) to dotted decimal, and IPv6 to its compressed form.
+  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[")) return { host: host.slice(1, -1), literal: true };
+  return { host, literal: parseIPv4(host) !== undefined };
+}
+
 /**
  * Why the URL's host is not public ("a loopback address", "a name that
- * resolves to a private address"), or undefined when it is. A host name is
- * resolved now: the delivery engine asks again before each attempt, so a name
- * that turned private since it was checked (DNS rebinding) is not sent to.
+ * resolves to a private address"), or undefined when it is, as far as a
+ * check before sending can tell: a name that does not exist passes (nothing
+ * can reach it). A lookup that fails is a reason (fail closed). At creation,
+ * names reserved for testing are not looked up.
  */
 export async function nonPublicHostReason(
   ctx: ModelContext,
   url: string,
+  options: { atCreation?: boolean; publicForTesting?: ReadonlySet<string> } = {},
 ): Promise<string | undefined> {
-  // WHATWG parsing already rewrote decimal, octal and hex IPv4 forms (2130706433,
-  // 0177.0.0.1, 0x7f.1) to dotted decimal, and IPv6 to its compressed form.
-  const host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
-  if (host.startsWith("[")) return nonPublicReason(host.slice(1, -1));
-  if (parseIPv4(host)) return nonPublicReason(host);
-  if (host === "localhost" || host.endsWith(".localhost")) return "a localhost name";
-  const addresses = await ctx.lookupHost(host).catch(() => []);
+  const { host, literal } = webhookHost(url);
+  if (literal) return addressReason(host, options.publicForTesting);
+  const localhost = localhostReason(host);
+  if (localhost !== undefined) return localhost;
+  // Delivered in-process (`deliverTo`): the name is never reached, so nothing is looked up.
+  if (ctx.delivery.deliverTo !== undefined) return undefined;
+  // Only the DNS default skips them: a resolver given to the mock answers for every name.
+  if (options.atCreation && ctx.lookupHost === defaultLookupHost && isReservedTestName(host)) {
+    return undefined;
+  }
+  let addresses: readonly string[];
+  try {
+    addresses = await ctx.lookupHost(host);
+  } catch (error) {
+    return unresolvableReason(error);
+  }
+  return addressesReason(addresses, options.publicForTesting);
+}
+
+/** "a localhost name" for `localhost` and its subdomains, which resolve to loopback by definition. */
+export function localhostReason(host: string): string | undefined {
+  return host === "localhost" || host.endsWith(".localhost") ? "a localhost name" : undefined;
+}
+
+/** Why a list of a name's addresses is refused: any one that is not public. */
+export function addressesReason(
+  addresses: readonly string[],
+  publicForTesting?: ReadonlySet<string>,
+): string | undefined {
   for (const address of addresses) {
-    const found = nonPublicReason(address);
+    const found = addressReason(address, publicForTesting);
     if (found) return `a name that resolves to ${found}`;
   }
   return undefined;
+}
+
+function addressReason(address: string, publicForTesting?: ReadonlySet<string>) {
+  return publicForTesting?.has(address) ? undefined : nonPublicReason(address);
+}
+
+/** The reason given for a name whose lookup failed. */
+export function unresolvableReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return `a name that could not be resolved${typeof code === "string" ? ` (${code})` : ""}`;
 }
 
 /** Why an IP address is not public ("a loopback address"), or undefined when it is public. */

@@ -62,7 +62,7 @@ export async function createWebhook(
   const secret = `whsec_${randomBase62(32)}`;
   const now = nowIso(ctx);
   const value: Webhook = {
-    id: `wh_${randomBase62(24)}`,
+    id: ctx.ids.base62("webhook", "wh_", 24),
     name: input.name,
     url: input.url,
     events: [...new Set(input.events)],
@@ -163,7 +163,7 @@ export async function testWebhook(
   stored.lastTestAtMs = now;
   const { state } = ctx;
   const event = toOutgoing({
-    id: `evt_test_${crypto.randomUUID()}`,
+    id: `evt_test_${ctx.ids.uuid("test_event")}`,
     type: "webhook.test",
     created_at: new Date(now).toISOString(),
     data: { webhook_id: stored.value.id },

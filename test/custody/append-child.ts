@@ -1,0 +1,25 @@
+/**
+ * A process appending to one file custody log: argv path, count, name. Run
+ * several at once by test/custody/file-log.test.ts; prints "done" when all
+ * its appends resolved.
+ */
+import { fileCustodyLog } from "../../src/custody/file-log.js";
+
+const [path, count, name] = process.argv.slice(2) as [string, string, string];
+const log = fileCustodyLog(path, { lockTimeoutMs: 60_000 });
+for (let i = 0; i < Number(count); i++) {
+  await log.append({
+    at: new Date().toISOString(),
+    action: "download",
+    document_id: `${name}-${i}`,
+    retrieval_request_id: null,
+    case_id: null,
+    file_name: `${name}-${i}.pdf`,
+    file_type: "application/pdf",
+    bytes: i,
+    sha256: "a".repeat(64),
+    request_id: null,
+    actor: name,
+  });
+}
+process.stdout.write("done\n");

@@ -1,0 +1,148 @@
+/** postgresCustodyLog against a real PostgreSQL (MEDRECORDS_TEST_POSTGRES_URL): one chain across instances. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CustodyLogError,
+  type CustodyRecord,
+  postgresCustodyLog,
+  verifyCustodyLog,
+} from "../../src/index.js";
+import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
+
+const record = (n: number, actor = "test"): CustodyRecord => ({
+  at: new Date(Date.UTC(2026, 5, 15, 12, 0, n % 60)).toISOString(),
+  action: n % 2 ? "download" : "upload",
+  document_id: `doc_${n}`,
+  retrieval_request_id: null,
+  case_id: "case_1",
+  file_name: `record-${n}.pdf`,
+  file_type: "application/pdf",
+  bytes: n,
+  sha256: "c".repeat(64),
+  request_id: `req_${n}`,
+  actor,
+});
+
+describe("postgresCustodyLog options", () => {
+  const pool = { query: async () => ({ rowCount: 0, rows: [] }), connect: async () => ({}) };
+  it("refuses a missing pool, one without connect(), and a bad table name", () => {
+    expect(() => postgresCustodyLog({} as never)).toThrow(/pg\.Pool/);
+    expect(() => postgresCustodyLog({ pool: { query: pool.query } } as never)).toThrow(
+      /connect\(\)/,
+    );
+    expect(() => postgresCustodyLog({ pool: pool as never, table: "log; DROP TABLE x" })).toThrow(
+      /`table` must be a table name/,
+    );
+    expect(() => postgresCustodyLog({ pool: pool as never, table: "a.b.c" })).toThrow(/`table`/);
+  });
+
+  it("wraps a database failure in a CustodyLogError naming the log", async () => {
+    const refusing = {
+      query: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+          code: "ECONNREFUSED",
+        });
+      },
+      connect: async () => {
+        throw new Error("unused");
+      },
+    };
+    const error = await postgresCustodyLog({ pool: refusing as never, table: "custody" })
+      .append(record(1))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CustodyLogError);
+    expect((error as Error).message).toMatch(
+      /postgresCustodyLog \(table "custody"\): cannot append: connect ECONNREFUSED/,
+    );
+  });
+});
+
+describeWithServers(["postgres"], "postgresCustodyLog", ({ postgres: url }) => {
+  const pool = postgresPool(url, 20);
+  const schema = uniqueName("custody");
+  beforeAll(async () => {
+    await pool.query(`CREATE SCHEMA ${schema}`);
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pool.end();
+  });
+
+  it("creates its table on first use and stores each entry's JSON as hashed", async () => {
+    const table = `${schema}.log_a`;
+    const log = postgresCustodyLog({ pool, table });
+    const first = await log.append(record(1));
+    const second = await log.append(record(2));
+    expect([first.seq, second.seq, second.prev_hash]).toEqual([1, 2, first.hash]);
+    const { rows } = await pool.query(`SELECT seq::int AS seq, entry FROM ${table} ORDER BY seq`);
+    expect(rows.map((r) => JSON.parse(r.entry))).toEqual([first, second]);
+    expect(await verifyCustodyLog(postgresCustodyLog({ pool, table }))).toMatchObject({
+      ok: true,
+      entries: 2,
+      head: second.hash,
+    });
+  });
+
+  it("several instances, each with its own pool, appending at once make one linear chain", async () => {
+    const table = `${schema}.log_concurrent`;
+    const pools = Array.from({ length: 4 }, () => postgresPool(url, 3));
+    try {
+      const instances = pools.map((p) => postgresCustodyLog({ pool: p, table }));
+      const EACH = 12;
+      await Promise.all(
+        instances.map(async (log, i) => {
+          // Several appends in flight per instance, too.
+          await Promise.all(
+            Array.from({ length: EACH }, (_, n) =>
+              log.append(record(i * 100 + n, `instance-${i}`)),
+            ),
+          );
+        }),
+      );
+      const result = await verifyCustodyLog(postgresCustodyLog({ pool, table }));
+      expect(result).toMatchObject({ ok: true, entries: 4 * EACH });
+      const { rows } = await pool.query(`SELECT entry FROM ${table} ORDER BY seq`);
+      const actors = rows.map((r) => JSON.parse(r.entry).actor as string);
+      expect(new Set(actors).size).toBe(4);
+      expect(actors.filter((a, i) => i > 0 && a !== actors[i - 1]).length).toBeGreaterThan(3);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+    }
+  });
+
+  it("an instance opening an edited table refuses to append; one that verified notices later edits", async () => {
+    const table = `${schema}.log_tampered`;
+    const writer = postgresCustodyLog({ pool, table });
+    for (let n = 1; n <= 4; n++) await writer.append(record(n));
+    // Someone with UPDATE on the table edits entry 2's size.
+    await pool.query(
+      `UPDATE ${table} SET entry = replace(entry, '"bytes":2,', '"bytes":20,') WHERE seq = 2`,
+    );
+    const fresh = await postgresCustodyLog({ pool, table })
+      .append(record(5))
+      .catch((e: unknown) => e);
+    expect(fresh).toBeInstanceOf(CustodyLogError);
+    expect((fresh as CustodyLogError).firstBadSeq).toBe(2);
+    expect((fresh as Error).message).toMatch(/refusing to append .* entry 2's hash does not match/);
+    expect(await verifyCustodyLog(writer)).toMatchObject({ ok: false, firstBadSeq: 2 });
+
+    // The instance that verified before the edit checks its last entry under the lock.
+    await pool.query(`UPDATE ${table} SET entry = replace(entry, 'doc_4', 'doc_x') WHERE seq = 4`);
+    await expect(writer.append(record(5))).rejects.toThrow(/entry 4 changed since this instance/);
+    await pool.query(`DELETE FROM ${table} WHERE seq = 4`);
+    await expect(writer.append(record(5))).rejects.toThrow(CustodyLogError);
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${table}`);
+    expect(rows[0].n).toBe(3);
+  });
+
+  it("a removed row is found by verification and by the next instance", async () => {
+    const table = `${schema}.log_removed`;
+    const writer = postgresCustodyLog({ pool, table });
+    for (let n = 1; n <= 3; n++) await writer.append(record(n));
+    await pool.query(`DELETE FROM ${table} WHERE seq = 2`);
+    expect(await verifyCustodyLog(postgresCustodyLog({ pool, table }))).toMatchObject({
+      ok: false,
+      firstBadSeq: 2,
+      reason: expect.stringMatching(/expected seq 2 after seq 1, found seq 3/),
+    });
+  });
+});

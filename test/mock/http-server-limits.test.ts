@@ -1,0 +1,123 @@
+/**
+ * The HTTP reference server's connection limits (MockServerLimits): a
+ * connection that sends nothing, or trickles its headers, is answered 408 and
+ * closed; an idle kept-alive one is closed; past `maxConnections` a new
+ * connection is closed at once. Small limits through the internal options,
+ * so no test waits for the defaults.
+ */
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  MOCK_SERVER_LIMITS,
+  type MockServer,
+  type MockServerLimits,
+  startMockServerInternal,
+} from "../../src/mock/http-server.js";
+
+let server: MockServer | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await server?.close();
+  server = undefined;
+});
+
+async function start(limits: Partial<MockServerLimits>) {
+  server = await startMockServerInternal({}, { limits: { checkIntervalMs: 25, ...limits } });
+  return server;
+}
+
+/** A raw connection to `url`'s port: what it received, and when it closed (ms after opening). */
+function open(url: string, send = "") {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), "127.0.0.1");
+  sockets.push(socket);
+  const opened = performance.now();
+  const state = { received: "", closedAfterMs: undefined as number | undefined };
+  socket.on("data", (chunk: Buffer) => {
+    state.received += chunk.toString("latin1");
+  });
+  socket.on("error", () => undefined);
+  const closed = new Promise<void>((resolve) =>
+    socket.on("close", () => {
+      state.closedAfterMs = performance.now() - opened;
+      resolve();
+    }),
+  );
+  // Written now: queued before anything the test writes later, whenever the connection opens.
+  if (send) socket.write(send);
+  return { socket, state, closed };
+}
+
+/** Resolves when `closed` does, or after `ms` (then the connection is still open). */
+const within = (closed: Promise<void>, ms: number) =>
+  Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, ms))]);
+
+describe("startMockServer's connection limits", () => {
+  it("answers 408 to a connection that sends nothing, and closes it, on the API and storage ports", async () => {
+    const s = await start({ headersTimeoutMs: 150 });
+    for (const url of [s.url, s.storageUrl]) {
+      const silent = open(url);
+      await within(silent.closed, 3_000);
+      expect(silent.state.closedAfterMs, url).toBeDefined();
+      expect(silent.state.closedAfterMs!).toBeGreaterThanOrEqual(100);
+      expect(silent.state.received).toMatch(/^HTTP\/1\.1 408 /);
+    }
+  });
+
+  it("answers 408 to headers that never end", async () => {
+    const s = await start({ headersTimeoutMs: 150 });
+    const trickle = open(s.url, "GET /v2/cases HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+    const timer = setInterval(() => trickle.socket.write("a"), 20);
+    try {
+      await within(trickle.closed, 3_000);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(trickle.state.received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it("closes a request whose body does not arrive within requestTimeoutMs", async () => {
+    const s = await start({ headersTimeoutMs: 150, requestTimeoutMs: 300 });
+    const slow = open(
+      s.url,
+      `POST /v2/cases HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+    );
+    await within(slow.closed, 3_000);
+    expect(slow.state.closedAfterMs).toBeDefined();
+  });
+
+  it("closes a kept-alive connection left idle after its answer", async () => {
+    const s = await start({ keepAliveTimeoutMs: 150 });
+    const idle = open(s.url, `GET /__mock/clock HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\n\r\n`);
+    await within(idle.closed, 3_000);
+    expect(idle.state.received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(idle.state.closedAfterMs).toBeDefined();
+  });
+
+  it("closes a connection past maxConnections at once, and serves again once one is gone", async () => {
+    const s = await start({ maxConnections: 2, headersTimeoutMs: 10_000 });
+    const first = open(s.url);
+    const second = open(s.url);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const third = open(s.url);
+    await within(third.closed, 2_000);
+    expect(third.state.closedAfterMs).toBeDefined();
+    expect(third.state.received).toBe("");
+    expect(first.state.closedAfterMs).toBeUndefined();
+    expect(second.state.closedAfterMs).toBeUndefined();
+
+    first.socket.destroy();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answer = await fetch(`${s.url}/__mock/clock`, { headers: { connection: "close" } });
+    expect(answer.status).toBe(200);
+  });
+
+  it("has limits that keep a silent client from holding a connection for minutes", () => {
+    expect(MOCK_SERVER_LIMITS.headersTimeoutMs).toBeLessThanOrEqual(10_000);
+    expect(MOCK_SERVER_LIMITS.keepAliveTimeoutMs).toBeLessThanOrEqual(5_000);
+    expect(MOCK_SERVER_LIMITS.checkIntervalMs).toBeLessThanOrEqual(1_000);
+    expect(MOCK_SERVER_LIMITS.maxConnections).toBeGreaterThan(0);
+  });
+});
