@@ -15,9 +15,12 @@
  *   processes every event, none lost.
  */
 import { execFileSync } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { createClient } from "redis";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   type Checkpoint,
   MedRecords,
@@ -34,16 +37,19 @@ import { statusChanged as logStatusChanged } from "../helpers/events.js";
 import { describeWithServers, uniqueName } from "../stores/servers.js";
 import { NOW_MS, nodeSignedHeaders, SECRET, statusChanged } from "../webhooks/fixtures.js";
 
-const DIR = process.env.MEDRECORDS_TEST_SERVERS_DIR;
-const servers = (action: string) => {
-  if (DIR === undefined)
-    throw new Error(
-      "MEDRECORDS_TEST_SERVERS_DIR is not set (test/stores/servers.sh start sets it)",
-    );
-  execFileSync("bash", ["test/stores/servers.sh", action, DIR], {
-    stdio: ["ignore", "ignore", "pipe"],
+/**
+ * Its own throw-away servers (test/stores/servers.sh start), never the shared
+ * ones: stopping those would cut the connections of the store tests running
+ * beside it. Run where the shared servers are (their variables tell that the
+ * binaries are installed).
+ */
+let dir: string | undefined;
+const servers = (action: string): string =>
+  execFileSync("bash", ["test/stores/servers.sh", action, dir as string], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
   });
-};
+const own = { redis: "", postgres: "" };
 
 const event = (i: number) => ({ ...statusChanged, id: `rr-${String(i).padStart(64, "0")}` });
 const delivery = (body: object) => {
@@ -55,11 +61,19 @@ const delivery = (body: object) => {
   });
 };
 
-describeWithServers(["redis", "postgres"], "stores restarted mid-processing", (urls) => {
+describeWithServers(["redis", "postgres"], "stores restarted mid-processing", () => {
+  const urls = own;
   const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "medrecords-restarts-"));
+    const exports = servers("start");
+    own.redis = /MEDRECORDS_TEST_REDIS_URL=(\S+)/.exec(exports)?.[1] ?? "";
+    own.postgres = /MEDRECORDS_TEST_POSTGRES_URL=(\S+)/.exec(exports)?.[1] ?? "";
+  }, 120_000);
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  });
+    if (dir !== undefined) servers("stop");
+  }, 60_000);
 
   it("Redis restarted: 503 and nothing run while it is down, every event processed after", async () => {
     const redis = createClient({ url: urls.redis, disableOfflineQueue: true });

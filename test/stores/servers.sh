@@ -109,7 +109,6 @@ start() {
 
   echo "export MEDRECORDS_TEST_REDIS_URL=redis://127.0.0.1:$redis_port"
   echo "export MEDRECORDS_TEST_POSTGRES_URL=postgres://medrecords:medrecords@127.0.0.1:$pg_port/medrecords"
-  echo "export MEDRECORDS_TEST_SERVERS_DIR=$dir"
 }
 
 redis_up() {
