@@ -187,6 +187,31 @@ function shapeOf(type: ts.Type): ts.Type | undefined {
 }
 
 /**
+ * A comment's `{@link NAME}` (or `` `NAME` ``) of a spec constant, written as its value: the
+ * schema's comment names the constant (a spec number is written once), the
+ * generated interface's hover shows the number. A constant whose value is not
+ * a literal stays named.
+ */
+function withValues(text: string): string {
+  return text.replace(
+    /\{@link ([A-Z][A-Z0-9_]*)\}|`([A-Z][A-Z0-9_]*)`/g,
+    (link, linked, quoted) => {
+      const name = (linked ?? quoted) as string;
+      for (const module of Object.keys(MODULES)) {
+        const file = program.getSourceFile(`${ROOT}src/${module.slice("../".length, -3)}.ts`);
+        const moduleSymbol = file && checker.getSymbolAtLocation(file);
+        const symbol =
+          moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === name);
+        if (symbol === undefined) continue;
+        const type = checker.getTypeOfSymbol(symbol);
+        return type.isNumberLiteral() ? String(type.value) : link;
+      }
+      return link;
+    },
+  );
+}
+
+/**
  * Puts on each property of `json` the doc comment of the schema property it
  * comes from (`@default` included), and the same for nested inline objects.
  */
@@ -202,12 +227,14 @@ function describe(json: Record<string, unknown>, type: ts.Type, where: string): 
   for (const [key, property] of Object.entries(properties)) {
     const symbol = checker.getPropertyOfType(shape, key);
     if (!symbol) throw new Error(`generate-types: ${where}.${key} is not in the schema's shape`);
-    const text = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+    const text = withValues(
+      ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim(),
+    );
     const fallback = `${where}.${key}`;
     const defaults = symbol
       .getJsDocTags(checker)
       .filter((tag) => tag.name === "default")
-      .map((tag) => `\n\n@default ${ts.displayPartsToString(tag.text).trim()}`);
+      .map((tag) => `\n\n@default ${withValues(ts.displayPartsToString(tag.text).trim())}`);
     // No comment: no description, so that the hover test names the field.
     if (text !== "") property.description = `${text}${defaults.join("")}`;
     else if (defaults.length > 0) throw new Error(`generate-types: ${fallback} has only @default`);

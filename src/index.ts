@@ -76,13 +76,6 @@ export type {
   HandledLogType,
   LogEventOfType,
 } from "./poller/catch-up-events.js";
-export type { Checkpoint, CheckpointStore } from "./poller/checkpoint.js";
-export {
-  CheckpointLeaseLostError,
-  type CheckpointLeaseLostReason,
-  type CheckpointLeaseStore,
-  DEFAULT_CHECKPOINT_LEASE_SECONDS,
-} from "./poller/checkpoint-lease.js";
 export { type FileCheckpointOptions, fileCheckpoint } from "./poller/file-checkpoint.js";
 export { type MemoryCheckpointOptions, memoryCheckpoint } from "./poller/memory-checkpoint.js";
 export type { Cases, UploadDocumentParams } from "./resources/cases.js";
@@ -120,6 +113,15 @@ export * from "./schemas/retrieval-requests.js";
 export * from "./schemas/scopes.js";
 export * from "./schemas/uploads.js";
 export * from "./schemas/webhooks.js";
+export {
+  CheckpointLeaseLostError,
+  type CheckpointLeaseLostReason,
+  type CheckpointLeaseStore,
+  DEFAULT_CHECKPOINT_LEASE_SECONDS,
+} from "./shared/checkpoint-lease.js";
+export type { Checkpoint, CheckpointStore } from "./shared/checkpoint-store.js";
+export { StoreUnavailableError } from "./shared/store-error.js";
+export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./shared/tolerance.js";
 export type {
   PostgresPool,
   PostgresPoolClient,
@@ -135,4 +137,3 @@ export {
   type RedisCheckpointStoreOptions,
   redisCheckpointStore,
 } from "./stores/redis-checkpoint.js";
-export { StoreUnavailableError } from "./stores/store-error.js";

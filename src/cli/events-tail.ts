@@ -22,7 +22,6 @@ import {
 import { parseDurationText } from "../internal/duration.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import { type Checkpoint, type CheckpointStore, compareInstants } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
@@ -33,8 +32,14 @@ import {
   EVENT_TYPE_FILTER_MAX,
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
+import {
+  type Checkpoint,
+  type CheckpointStore,
+  compareInstants,
+} from "../shared/checkpoint-store.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { commandFetch } from "./command-fetch.js";
 import { OutputClosedError } from "./process-output.js";
 import { parseSince, positionSince, type Since } from "./since.js";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
@@ -155,14 +160,10 @@ export async function eventsTail(
   }
 
   const signal = io.signal;
+  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
   let mr: MedRecords;
   try {
-    mr = new MedRecords({
-      apiKey,
-      baseUrl,
-      logger: commandLogger(io),
-      fetch: abortableFetch(deps.fetch ?? ((input, init) => globalThis.fetch(input, init)), signal),
-    });
+    mr = new MedRecords({ apiKey, baseUrl, logger: commandLogger(io), fetch: apiFetch });
   } catch (error) {
     // Whitespace in the key, for example; messages of the client never hold the key.
     throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));

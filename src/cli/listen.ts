@@ -8,18 +8,20 @@
  * It only reads the event log: it never creates a webhook, and nothing leaves
  * this machine but the API calls that read the log.
  */
+
 import { MedRecords } from "../client.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import type { CheckpointStore } from "../poller/checkpoint.js";
 import { fileCheckpoint } from "../poller/file-checkpoint.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
+import type { CheckpointStore } from "../shared/checkpoint-store.js";
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
+import { commandFetch } from "./command-fetch.js";
 import {
   abortableFetch,
   describedStore,
@@ -168,10 +170,7 @@ export async function listenCommand(
   let fatalError: unknown;
   const signal = AbortSignal.any([io.signal, fatal.signal]);
   let mr: MedRecords;
-  const apiFetch = abortableFetch(
-    deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    signal,
-  );
+  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
   try {
     mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch, logger: commandLogger(io) });
   } catch (error) {

@@ -6,8 +6,8 @@
 import * as z from "zod";
 import type { MedRecords } from "../client.js";
 import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
-import type { Checkpoint } from "../poller/checkpoint.js";
-import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
+import type { Checkpoint } from "../shared/checkpoint-store.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 import { shown } from "./args.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 

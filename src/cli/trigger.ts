@@ -5,6 +5,7 @@
  * `--retrieval-request`, it first creates one through the API (a fictional
  * case, facility and requestor, and a placeholder authorization PDF).
  */
+
 import { MedRecords } from "../client.js";
 import { test as testWebhook } from "../contract/webhooks.js";
 import { pathParamProblem } from "../core/path-param.js";
@@ -14,6 +15,7 @@ import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import { closestName } from "./closest.js";
+import { commandFetch } from "./command-fetch.js";
 import { abortableFetch, isHttpUrl, messageOf, oneLine } from "./events-tail.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
@@ -117,10 +119,7 @@ export async function triggerCommand(
       `no mock address: pass --mock-url or set MEDRECORDS_BASE_URL to the address medrecords mock printed; ${SEE_HELP}`,
     );
   }
-  const send = abortableFetch(
-    deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    io.signal,
-  );
+  const send = abortableFetch(commandFetch(deps.fetch), io.signal);
   const control = async (method: string, path: string, body?: unknown) => {
     let response: Response;
     try {

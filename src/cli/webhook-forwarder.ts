@@ -14,7 +14,7 @@ import { WEBHOOK_DELIVERY_TIMEOUT_MS, WEBHOOK_RETRY_DELAYS_MS } from "../schemas
 import { signWebhook } from "../webhooks/sign.js";
 import { terminalSafe } from "./terminal-text.js";
 
-/** `medrecords listen` retries this many times faster than the service: 1 s, 5 s, 30 s, 2 min. */
+/** `medrecords listen` retries this many times faster than the service (WEBHOOK_RETRY_DELAYS_MS). */
 export const LISTEN_RETRY_SPEEDUP = 60;
 
 /** The retry delays of `--retry-schedule`: the service's own (`spec`) or 60 times shorter (`dev`). */
@@ -39,7 +39,7 @@ export interface ForwarderOptions {
   onFatal: (error: unknown) => void;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
-  /** @default 5000, as the service */
+  /** @default WEBHOOK_DELIVERY_TIMEOUT_MS, as the service */
   timeoutMs?: number;
 }
 

@@ -6,11 +6,9 @@
  * information nor the API key can reach a log through an error.
  */
 
-/** Base class of every error thrown by `medrecords`. */
-export class MedRecordsError extends Error {
-  /** The class's name, set on each class so that it survives minification and shows in logs. */
-  override name = "MedRecordsError";
-}
+import { MedRecordsError } from "../shared/errors.js";
+
+export { MedRecordsError };
 
 /** One field that failed validation. `path` is dotted, e.g. `"client_email"`. */
 export interface ValidationIssue {

@@ -1,10 +1,4 @@
-import ky, {
-  isHTTPError,
-  isNetworkError,
-  isTimeoutError,
-  type Options as KyOptions,
-  type RetryOptions,
-} from "ky";
+import ky, { isHTTPError, isNetworkError, isTimeoutError } from "ky";
 import type { z } from "zod";
 import {
   EMPTY_BODY,
@@ -15,7 +9,6 @@ import {
 import { causeCode } from "../internal/cause-code.js";
 import { readEnv } from "../internal/env.js";
 import { keyHint } from "../internal/key-hint.js";
-import { proxyConfigured } from "../internal/proxy-env.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
@@ -31,11 +24,11 @@ import {
 } from "./errors.js";
 import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
-import { isNode } from "./node-put.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
 import { pathParamProblem } from "./path-param.js";
 import { retryPolicy } from "./retry-policy.js";
-import { type CallSpan, startCallSpan } from "./tracing.js";
+import { type CallSpan, openTelemetry, startCallSpan } from "./tracing.js";
+import { transportFor } from "./transport.js";
 
 /** What a call sends beyond what its operation fixes. */
 export interface CallInput<O extends Operation = Operation> {
@@ -120,7 +113,7 @@ export class Core {
     Omit<ClientOptions, "apiKey">;
   /** Unbound `fetch`, also used for presigned addresses (which get no key). */
   readonly fetch: typeof fetch;
-  /** Whether a proxy variable was set when the client was made: API calls, uploads and downloads then go through it (in Node). */
+  /** Whether requests go through a proxy the environment named (transport.ts): Node's streaming upload PUT then does too. */
   readonly viaProxy: boolean;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
@@ -131,13 +124,6 @@ export class Core {
   /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
   readonly keyHint: string;
   readonly #apiKey: string;
-  /** The headers of a call that adds none of its own; ky copies them before use. */
-  readonly #headers: Readonly<Record<string, string>>;
-  /** The retry policy at the client's `maxRetries`, by method and idempotency, each built on first use. */
-  readonly #retry = [
-    new Map<HttpMethod, RetryOptions>(),
-    new Map<HttpMethod, RetryOptions>(),
-  ] as const;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
@@ -168,17 +154,10 @@ export class Core {
     this.baseUrl = `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
-    // Node's fetch ignores HTTPS_PROXY unless NODE_USE_ENV_PROXY=1; node:http can use it.
-    // Read once, when the client is made, like the key and the base URL: not
-    // four environment reads on every request.
-    this.viaProxy = proxyConfigured();
-    const routed = options.fetchOptions?.dispatcher !== undefined;
-    this.fetch =
-      options.fetch ??
-      (this.viaProxy && !routed && isNode()
-        ? async (input, init) => (await import("./node-proxy.js")).nodeFetch(input, init)
-        : // Looked up on each call, so that a `fetch` stubbed after the client was made is used.
-          (input, init) => globalThis.fetch(input, init));
+    // Decided once, when the client is made, like the key and the base URL.
+    const transport = transportFor(options);
+    this.fetch = transport.fetch;
+    this.viaProxy = transport.viaProxy;
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {
@@ -188,10 +167,9 @@ export class Core {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       validateResponses: options.validateResponses ?? false,
     };
-    this.#headers = this.#headersWith(undefined, undefined);
   }
 
-  /** Every API request's headers: `extra` (the call's own, then trace context) over the client's defaults; the key last. */
+  /** Every API request's headers: the call's own, then trace context, over the client's defaults; the key last. */
   #headersWith(
     own: Record<string, string> | undefined,
     trace: Record<string, string> | undefined,
@@ -206,25 +184,6 @@ export class Core {
     };
   }
 
-  #retryPolicy(op: Operation, maxRetries: number | undefined): RetryOptions {
-    const { method, idempotent } = op;
-    const build = (limit: number) =>
-      retryPolicy({
-        maxRetries: limit,
-        maxRetryAfterMs: this.options.maxRetryAfterMs,
-        idempotent,
-        method,
-      });
-    if (maxRetries !== undefined) return build(maxRetries);
-    const byMethod = this.#retry[idempotent ? 1 : 0];
-    let policy = byMethod.get(method);
-    if (policy === undefined) {
-      policy = build(this.options.maxRetries);
-      byMethod.set(method, policy);
-    }
-    return policy;
-  }
-
   /**
    * `fetch` for a presigned storage address: no key and no trace headers
    * (only what `init` holds), with `fetchOptions` merged in.
@@ -235,8 +194,7 @@ export class Core {
 
   /** Replaces every occurrence of the key, in case a message ever carried it. */
   redact(text: string): string {
-    // The usual case (every request id) holds no key: no split, no copy.
-    return text.includes(this.#apiKey) ? text.replaceAll(this.#apiKey, "[redacted]") : text;
+    return text.replaceAll(this.#apiKey, "[redacted]");
   }
 
   /** `X-Request-Id` with the key replaced, should a server or proxy reflect it there: it is logged. */
@@ -285,11 +243,9 @@ export class Core {
       return url.href;
     }
     const params = input.params as Readonly<Record<string, unknown>> | undefined;
-    const { literals, names } = pathTemplate(op.path);
-    let path = literals[0] as string;
-    for (let i = 0; i < names.length; i++) {
-      path += pathSegment(op, names[i] as string, params?.[names[i] as string]) + literals[i + 1];
-    }
+    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      pathSegment(op, name, params?.[name]),
+    );
     const qs = query?.toString();
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ""}`;
   }
@@ -343,7 +299,7 @@ export class Core {
     body: unknown,
     options: RequestOptions,
   ): Promise<WithResponse<unknown>> {
-    const span = startCallSpan(tracer, op, new URL(this.origin));
+    const span = startCallSpan(await openTelemetry(), tracer, op, new URL(this.origin));
     try {
       const result = await this.#exchange(op, url, given, body, options, span);
       span.succeed(result.response.status, result.requestId);
@@ -366,26 +322,25 @@ export class Core {
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const attempts = new Attempts(op.method);
     const started = performance.now();
-    const request: KyOptions = {
-      headers:
-        options.headers === undefined && span === undefined
-          ? this.#headers
-          : this.#headersWith(options.headers, span?.headers),
-      timeout: timeoutMs,
-      // Never followed: a redirect would resend the body (307/308) to
-      // wherever it points, and take that origin's answer for the API's.
-      redirect: "manual",
-      retry: this.#retryPolicy(op, options.maxRetries),
-      fetch: this.#instrumentedFetch(op, attempts, span),
-    };
-    // Only what is set: ky merges and copies every option it is given, on every call.
-    if (op.method !== "GET") request.method = op.method;
-    if (given !== undefined) request.json = body;
-    if (deadlineMs !== undefined) request.totalTimeout = deadlineMs;
-    if (options.signal !== undefined) request.signal = options.signal;
     let response: Response;
     try {
-      response = await ky(url, request);
+      response = await ky(url, {
+        method: op.method,
+        headers: this.#headersWith(options.headers, span?.headers),
+        json: given === undefined ? undefined : body,
+        timeout: timeoutMs,
+        totalTimeout: deadlineMs,
+        signal: options.signal,
+        // Never followed: a redirect would resend the body (307/308) to
+        // wherever it points, and take that origin's answer for the API's.
+        redirect: "manual",
+        retry: retryPolicy({
+          maxRetries: options.maxRetries ?? this.options.maxRetries,
+          maxRetryAfterMs: this.options.maxRetryAfterMs,
+          idempotent: op.idempotent,
+        }),
+        fetch: this.#instrumentedFetch(op, attempts, span),
+      });
     } catch (error) {
       // The caller's own signal ends the call with its reason, as fetch does:
       // `AbortSignal.timeout()` aborts with a DOMException also named
@@ -432,8 +387,7 @@ export class Core {
     return async (input, init) => {
       const attempt = ++attempts.count;
       if (attempt > 1) {
-        // Here rather than in a ky `beforeRetry` hook: the same moment (after the
-        // backoff, just before the next attempt) without a hook built per call.
+        // After the backoff, just before the next attempt.
         if (attempts.last) this.log.retrying(attempts.last);
         span?.retry(attempt, attempts.last?.status);
       }
@@ -452,7 +406,7 @@ export class Core {
         const response = await readWhole(
           await this.fetch(
             request,
-            input instanceof Request ? withInit(fetchOptions, init) : fetchOptions,
+            input instanceof Request ? { ...fetchOptions, ...init } : fetchOptions,
           ),
           attempts,
         );
@@ -532,11 +486,7 @@ class Attempts {
   count = 0;
   /** The last attempt's report, for the call's log lines and its request id. */
   last: ResponseInfo | undefined = undefined;
-  /**
-   * The last successful response and its body, read and parsed inside the
-   * attempt (see `readWhole`), for `parseBody`: kept here rather than in a
-   * WeakMap keyed by the response, which costs a hash and GC work per call.
-   */
+  /** The last successful response and its body, read and parsed inside the attempt (see `readWhole`), for `parseBody`. */
   answer: Response | undefined = undefined;
   answerBody: unknown = undefined;
   readonly outcomes: AttemptOutcomes;
@@ -544,28 +494,6 @@ class Attempts {
   constructor(method: HttpMethod) {
     this.outcomes = new AttemptOutcomes(method);
   }
-}
-
-/** A path template split once: the literal text around each `{placeholder}`, and their names. */
-interface PathTemplate {
-  readonly literals: readonly string[];
-  readonly names: readonly string[];
-}
-
-/** Templates by path: a handful of operations, each split on its first call rather than on every call. */
-const pathTemplates = new Map<string, PathTemplate>();
-
-function pathTemplate(path: string): PathTemplate {
-  let template = pathTemplates.get(path);
-  if (template === undefined) {
-    const parts = path.split(/\{(\w+)\}/);
-    template = {
-      literals: parts.filter((_, i) => i % 2 === 0),
-      names: parts.filter((_, i) => i % 2 === 1),
-    };
-    pathTemplates.set(path, template);
-  }
-  return template;
 }
 
 /** One path parameter, checked (path-param.ts) and encoded. */
@@ -590,34 +518,9 @@ export function toSearchParams(query: Record<string, unknown> | undefined): URLS
   return params;
 }
 
-/**
- * `fetchOptions` with ky's own `init` over it; `undefined` when both are
- * empty (ky passes `{}`), which spares fetch converting an empty `RequestInit`
- * on every attempt.
- */
-function withInit(
-  fetchOptions: RequestInit | undefined,
-  init: RequestInit | undefined,
-): RequestInit | undefined {
-  if (init === undefined || isEmpty(init)) return fetchOptions;
-  return fetchOptions === undefined ? init : { ...fetchOptions, ...init };
-}
-
-function isEmpty(object: object): boolean {
-  for (const _ in object) return false;
-  return true;
-}
-
-/**
- * Whether the serialized URL `url` is on `origin`: a prefix test for the
- * usual case, the parse otherwise (a serialized URL that starts with
- * `<origin>/` has no user info and the same host and port).
- */
+/** Whether the serialized URL `url` is on `origin`. */
 function sameOrigin(url: string, origin: string): boolean {
-  return (
-    (url.startsWith(origin) && url.charCodeAt(origin.length) === 0x2f) ||
-    new URL(url).origin === origin
-  );
+  return new URL(url).origin === origin;
 }
 
 export function requestIdOf(response: Response): string | undefined {

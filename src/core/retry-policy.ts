@@ -1,5 +1,4 @@
 import { isHTTPError, isNetworkError, isTimeoutError, type RetryOptions } from "ky";
-import type { HttpMethod } from "../contract/operation.js";
 import { parseRetryAfter } from "./errors.js";
 import { neverSent } from "./may-have-acted.js";
 
@@ -16,8 +15,6 @@ export interface RetryPolicyInput {
    * was never made (refused, no such host: see `neverSent`).
    */
   idempotent: boolean;
-  /** The call's method: ky only retries methods in its list, which lacks POST and PATCH. */
-  method: HttpMethod;
 }
 
 /** The retry options handed to ky for one call. */
@@ -25,21 +22,18 @@ export function retryPolicy({
   maxRetries,
   maxRetryAfterMs,
   idempotent,
-  method,
 }: RetryPolicyInput): RetryOptions {
   return {
     limit: maxRetries,
-    // Every method reaches shouldRetry, which applies idempotency itself. ky's
-    // own list holds GET and DELETE; POST and PATCH are named, and only then
-    // (ky copies and lowercases the list on every call).
-    ...(method === "POST" || method === "PATCH" ? { methods: [method.toLowerCase()] } : {}),
-    // ky's default statuses and Retry-After statuses also hold 413, which
-    // shouldRetry refuses: fewer keys here, since ky normalizes (copies) this
-    // object twice on every call.
+    // Every method the API uses; shouldRetry applies idempotency itself.
+    methods: ["get", "post", "patch", "delete"],
+    statusCodes: RETRY_STATUSES,
+    // Retry-After is honoured on these (ky's default holds 413, never retried here).
+    afterStatusCodes: [429, 503],
     maxRetryAfter: maxRetryAfterMs,
     retryOnTimeout: true,
-    // Capped here rather than with `backoffLimit`: the same, one key fewer.
-    delay: (attempt) => Math.min(BACKOFF_LIMIT_MS, 500 * 2 ** (attempt - 1)),
+    delay: (attempt) => 500 * 2 ** (attempt - 1),
+    backoffLimit: BACKOFF_LIMIT_MS,
     // Full jitter keeps many clients from retrying in step after an outage.
     jitter: true,
     // Only ever vetoes: `undefined` hands the decision back to ky's defaults,

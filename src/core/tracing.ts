@@ -1,16 +1,20 @@
 /**
  * OpenTelemetry spans for API calls, against the `Tracer` the caller passes
- * in: typed structurally, so `@opentelemetry/api` is never imported (an
- * optional peer; nothing loads unless `tracer` is given). One client span per
- * call, named `<METHOD> <path template>`; never a body, a query value or an
- * id in a path.
+ * in (typed structurally). One client span per call, named `<METHOD> <path
+ * template>`; never a body, a query value or an id in a path. Its context
+ * goes on the request through OpenTelemetry's propagation API, so whatever
+ * propagator the application registered (W3C trace context, B3, baggage)
+ * writes the headers. `@opentelemetry/api`, an optional peer, is loaded on
+ * the first traced call: never without a `tracer`.
  */
+import type * as OpenTelemetry from "@opentelemetry/api";
 import type { Operation } from "../contract/operation.js";
+import { MedRecordsError } from "../shared/errors.js";
 
 /** A span attribute's value, as OpenTelemetry takes it. */
 export type AttributeValue = string | number | boolean;
 
-/** The trace and span a request continues: what `traceparent` carries. */
+/** The trace and span a request continues. */
 export interface SpanContextLike {
   /** 32 hex digits. */
   traceId: string;
@@ -38,7 +42,7 @@ export interface SpanLike {
   recordException(exception: { name: string; message: string }): void;
   /** Marks a failed call (code 2, ERROR). */
   setStatus(status: { code: number; message?: string }): unknown;
-  /** The ids put in `traceparent`. */
+  /** The ids the propagator puts on the request. */
   spanContext(): SpanContextLike;
   /** Ends the span once the call resolved or failed. */
   end(): void;
@@ -62,14 +66,39 @@ const STATUS_ERROR = 2;
 
 /** A started call span, and what the client tells it. */
 export interface CallSpan {
-  /** `traceparent` (and `tracestate`) for the API request: W3C trace context. */
+  /** The trace context headers for the API request, as the registered propagator writes them. */
   readonly headers: Record<string, string>;
   retry(attempt: number, status: number | undefined): void;
   succeed(status: number, requestId: string | undefined): void;
   fail(error: unknown): void;
 }
 
-export function startCallSpan(tracer: TracerLike, op: Operation, baseUrl: URL): CallSpan {
+const OPENTELEMETRY_API = "@opentelemetry/api";
+let api: Promise<typeof OpenTelemetry> | undefined;
+
+/** `@opentelemetry/api`, imported once, on the first traced call. */
+export function openTelemetry(): Promise<typeof OpenTelemetry> {
+  // A specifier bundlers leave alone: an application without the package must still build.
+  api ??= (
+    import(/* webpackIgnore: true */ /* @vite-ignore */ OPENTELEMETRY_API) as Promise<
+      typeof OpenTelemetry
+    >
+  ).catch((cause: unknown) => {
+    api = undefined;
+    throw new MedRecordsError(
+      "A `tracer` needs @opentelemetry/api (an optional peer dependency): install it, as the tracer's own package does.",
+      { cause },
+    );
+  });
+  return api;
+}
+
+export function startCallSpan(
+  otel: typeof OpenTelemetry,
+  tracer: TracerLike,
+  op: Operation,
+  baseUrl: URL,
+): CallSpan {
   const attributes: Record<string, AttributeValue> = {
     "http.request.method": op.method,
     "url.template": op.path,
@@ -78,12 +107,9 @@ export function startCallSpan(tracer: TracerLike, op: Operation, baseUrl: URL): 
   // URL drops the scheme's default port, so a port here is a non-default one.
   if (baseUrl.port !== "") attributes["server.port"] = Number(baseUrl.port);
   const span = tracer.startSpan(`${op.method} ${op.path}`, { kind: SPAN_KIND_CLIENT, attributes });
-  const context = span.spanContext();
-  const headers: Record<string, string> = {
-    traceparent: `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, "0")}`,
-  };
-  const state = context.traceState?.serialize();
-  if (state) headers.tracestate = state;
+  const headers: Record<string, string> = {};
+  const active = otel.trace.setSpan(otel.context.active(), span as unknown as OpenTelemetry.Span);
+  otel.propagation.inject(active, headers);
   const answered = (status: number | undefined, requestId: string | undefined) => {
     if (status !== undefined) span.setAttribute("http.response.status_code", status);
     if (requestId !== undefined) span.setAttribute("medrecords.request_id", requestId);

@@ -142,7 +142,7 @@ export interface SentUpload {
  * sign, PUT the bytes, and return the `upload_id` to consume. The PUT carries
  * `Content-Type` and `Content-Length` and no `Authorization`, through the
  * caller's `fetch` when one was given, else (in Node) through node:http for
- * bounded memory. A 403 means the address expired (15 minutes); a replayable
+ * bounded memory. A 403 means the address expired (`UPLOAD_URL_TTL_MINUTES`); a replayable
  * body is re-signed and sent once more. With a custody log, each attempt's
  * bytes are hashed as they are sent (src/custody, loaded only then).
  */

@@ -1,10 +1,13 @@
 /**
- * The reference server's one binding of a contract operation to the model:
- * what every route does around its handler (scopes, query, body, status and
- * list envelope) is done here from the operation's declaration, so a handler
- * is only the call into the model.
+ * The reference server's one binding of the contract to the model: what
+ * every route does around its handler (scopes, query, body, status and list
+ * envelope) is done here from the operation's declaration, so a handler is
+ * only the call into the model. The handlers are one record typed over the
+ * contract's keys ({@link Handlers}): an operation without one fails `tsc`,
+ * naming it.
  */
 import type { z } from "zod";
+import { CONTRACT, type Contract, OPERATION_IDS } from "../contract/index.js";
 import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
 import {
   type ApiCall,
@@ -64,11 +67,50 @@ export interface BindOptions<B> {
   readonly body?: B;
 }
 
+/** The function that answers an operation: the call into the model. */
+export type Handler<O extends Operation, B = BodyOf<BodySchemaOf<O>>> = (
+  call: BoundCall<O, B>,
+) => ResultOf<O> | Promise<ResultOf<O>>;
+
+/**
+ * How the reference server answers an operation: its handler, or its
+ * handler with a server-only variant of the body schema (one whose rules
+ * follow the mock's clock), which must parse to the declared body's type.
+ */
+export type Binding<O extends Operation> =
+  | Handler<O>
+  | {
+      readonly handle: Handler<O>;
+      readonly body: z.ZodType<BodyOf<BodySchemaOf<O>>>;
+    };
+
+/** One binding per operation of a contract, keyed as the contract is. */
+export type HandlersOf<C extends { readonly [id: string]: Operation }> = {
+  readonly [K in keyof C]: Binding<C[K]>;
+};
+
+/** One binding per operation of the contract, keyed by operationId. */
+export type Handlers = HandlersOf<Contract>;
+
+/**
+ * Every operation of the contract bound to its handler, in the contract's
+ * order (the order routes are matched in).
+ */
+export function bindContract(ctx: { readonly baseUrl: string }, handlers: Handlers): ApiRoute[] {
+  return OPERATION_IDS.map((id) => {
+    const binding = handlers[id] as Binding<Operation>;
+    const operation: Operation = CONTRACT[id];
+    return typeof binding === "function"
+      ? bind(ctx, operation, binding)
+      : bind(ctx, operation, binding.handle, { body: binding.body });
+  });
+}
+
 /**
  * The route of `operation`, answered by `handler`. `ctx.baseUrl` (read at
  * each call) is the origin of a list's `next`/`previous` links.
  */
-export function bind<O extends Operation, B extends z.ZodType | undefined = BodySchemaOf<O>>(
+function bind<O extends Operation, B extends z.ZodType | undefined = BodySchemaOf<O>>(
   ctx: { readonly baseUrl: string },
   operation: O,
   handler: (call: BoundCall<O, BodyOf<B>>) => ResultOf<O> | Promise<ResultOf<O>>,

@@ -1,7 +1,8 @@
 /**
  * The mock's time, in one of two modes (docs/reference-server.md, "The clock").
  * `"manual"` (createMockService's default): nothing reads the real clock after
- * creation, so tests cross the 15 min / 1 h / 3600 s limits exactly.
+ * creation, so tests cross the spec's time limits (UPLOAD_URL_TTL_MINUTES, UPLOAD_ID_TTL_MS,
+ * DOWNLOAD_URL_TTL_SECONDS) exactly.
  * `"real"` (`medrecords mock`'s default): the clock follows real time, `speed`
  * times faster, and what falls due runs by itself on a timer, so a developer's
  * "retry in 10 s" clears without anyone advancing it. Both hang deliveries,

@@ -150,7 +150,8 @@ export const MockFaultOptions = z.strictObject({
   /**
    * Added to the mock clock's time in the signed `X-Service-Timestamp` of
    * every delivery attempt (events, tests and redeliveries), as if the
-   * sender's clock were off; receivers reject beyond 300 s either way. The
+   * sender's clock were off; receivers reject beyond
+   * `WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS` either way. The
    * delivery records keep the mock clock's time.
    * @default 0
    * @example 301_000

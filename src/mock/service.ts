@@ -7,6 +7,7 @@ import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handler
 import { storageRoutes } from "./handlers/storage.js";
 import { MockApiError, notFound } from "./http-error.js";
 import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
+import { createState } from "./model/create-state.js";
 import {
   checkDeliveryTarget,
   createDeliveryRuntime,
@@ -18,7 +19,7 @@ import {
 } from "./model/delivery.js";
 import { IdSource } from "./model/id-source.js";
 import { newRequestId } from "./model/ids.js";
-import { createState, type ModelContext } from "./model/state.js";
+import type { ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
 import { createRequestJournal, type MockRequestJournal } from "./request-journal.js";
 import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";
@@ -119,7 +120,7 @@ export interface MockServiceOptions {
 
 /** Options for the project's own tests only; not part of `medrecords/mock`. */
 export interface InternalMockServiceOptions {
-  /** Per-attempt delivery timeout in ms, so the timeout test needs no 5 s wait. @default 5000 */
+  /** Per-attempt delivery timeout in ms, so the timeout test needs no long wait. @default WEBHOOK_DELIVERY_TIMEOUT_MS */
   deliveryTimeoutMs?: number;
   /** Addresses taken for public at delivery, so a loopback receiver can stand in for a public host. */
   publicAddressesForTesting?: readonly string[];
@@ -211,7 +212,7 @@ export interface MockServiceCore {
   /**
    * Every request the API origin received (method, path, path template,
    * status, request id, time; no body, header or query), oldest first, the
-   * last 10 000; `requests.clear()` forgets them.
+   * last `MOCK_REQUEST_JOURNAL_LIMIT`; `requests.clear()` forgets them.
    */
   readonly requests: MockRequestJournal;
 }

@@ -16,8 +16,6 @@ import {
   type Operation,
   pathParamNames,
 } from "../contract/index.js";
-import { MAX_BODY_BYTES } from "../mock/handlers/shared.js";
-import { API_KEY_PREFIX } from "../mock/model/api-keys.js";
 import {
   DEFAULT_PAGE_LIMIT,
   OpenEnumOther,
@@ -32,11 +30,10 @@ import {
   ActionResponseMessage,
   RetrievalRequestCreate,
 } from "../schemas/retrieval-requests.js";
-import {
-  WEBHOOK_DELIVERY_TIMEOUT_MS,
-  WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS,
-  WebhookUpdate,
-} from "../schemas/webhooks.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS, WebhookUpdate } from "../schemas/webhooks.js";
+import { API_KEY_PREFIX } from "../shared/api-key.js";
+import { MAX_BODY_BYTES } from "../shared/request-body.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
 import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS, TAGS, WEBHOOK_EVENTS } from "./components.js";
 
@@ -137,9 +134,9 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
       s.allOf = pairs.map((pair) => ({ oneOf: pair.map((name) => ({ required: [name] })) }));
     },
   ],
-  // `.regex(NON_BLANK_PATTERN).trim().max(10000)`: the pattern (not blank) stays; the bound holds
-  // after trimming, so a 10 000-character message with surrounding spaces is valid, and a bound on
-  // the raw string would refuse it.
+  // `.regex(NON_BLANK_PATTERN).trim().max(ACTION_RESPONSE_MESSAGE_MAX)`: the pattern (not blank)
+  // stays; the bound holds after trimming, so a longest message with surrounding spaces is valid,
+  // and a bound on the raw string would refuse it.
   [
     ActionResponseMessage,
     (s) => {

@@ -15,7 +15,6 @@
  * `onEvent`'s error propagates), so a crash at any point replays at most the
  * unsaved events of one page and loses none.
  */
-import { MedRecordsError } from "../core/errors.js";
 import { LinkWalk } from "../core/pagination.js";
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../schemas/common.js";
 import type { AnyEvent } from "../schemas/event-list.js";
@@ -26,19 +25,19 @@ import {
   type EventListParams,
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
-import { StoreUnavailableError } from "../stores/store-error.js";
-import { claimChecked, type DedupeStore } from "../webhooks/dedupe.js";
-import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
+import { isCheckpointLeaseStore } from "../shared/checkpoint-lease.js";
 import {
-  assertCheckpointPossible,
   type Checkpoint,
-  CheckpointCursor,
   type CheckpointStore,
   compareInstants,
   instantOf,
-  parseCheckpoint,
-} from "./checkpoint.js";
-import { isCheckpointLeaseStore } from "./checkpoint-lease.js";
+} from "../shared/checkpoint-store.js";
+import { claimChecked, type DedupeStore } from "../shared/dedupe-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import { parseCheckpoint } from "../stores/parse-checkpoint.js";
+import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch-up-events.js";
+import { assertCheckpointPossible, CheckpointCursor } from "./checkpoint.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
 import { TimeWindows } from "./time-windows.js";
@@ -61,7 +60,7 @@ export interface EventLogReader {
 
 /** What `onGap` is told: events between the two instants may be gone from the log. */
 export interface EventLogGap {
-  /** The checkpoint the run started from, older than the log's 30-day retention. */
+  /** The checkpoint the run started from, older than the log's retention (`EVENT_RETENTION_DAYS`). */
   checkpoint: Checkpoint;
   /**
    * The retention horizon, ISO 8601: the log holds the events created at or
@@ -88,7 +87,7 @@ export interface CatchUpOptions<
    */
   checkpoint?: CheckpointStore;
   /**
-   * Only these event types (sent as `type`, 1 to 20), e.g.
+   * Only these event types (sent as `type`, 1 to `EVENT_TYPE_FILTER_MAX`), e.g.
    * `["retrieval_request.status_changed"]`: `onEvent` then receives those
    * types only, typed as such. A name this SDK does not know fails to compile.
    * @default every type the key can read
@@ -113,7 +112,7 @@ export interface CatchUpOptions<
    */
   onEvent?: (event: NoInfer<CatchUpEvent<Types>>) => void | Promise<void>;
   /**
-   * Called when the checkpoint is older than the log's 30-day retention, so
+   * Called when the checkpoint is older than the log's retention (`EVENT_RETENTION_DAYS`), so
    * events may have expired unseen. Recover them with
    * `mr.retrievalRequests.changes({ since })` (incremental polling on the
    * retrieval requests themselves, which has no retention), then resolve: the
@@ -126,9 +125,9 @@ export interface CatchUpOptions<
    */
   onGap?: (gap: EventLogGap) => void | Promise<void>;
   /**
-   * Events per page (sent as `limit`, 1 to 100): also the most events the
+   * Events per page (sent as `limit`, 1 to `PAGE_LIMIT_MAX`): also the most events the
    * poller holds in memory at once.
-   * @default 100
+   * @default PAGE_LIMIT_MAX
    */
   pageSize?: number;
   /**
@@ -146,7 +145,7 @@ export interface CatchUpOptions<
   dedupe?: DedupeStore;
   /**
    * How long an id stays done in `dedupe`, in seconds.
-   * @default 2_592_000 (30 days, the log's retention)
+   * @default the log's retention (`EVENT_RETENTION_DAYS`), in seconds
    */
   dedupeTtlSeconds?: number;
   /**

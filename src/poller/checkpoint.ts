@@ -6,83 +6,15 @@
  * instant that was not processed yet (for example one on the next page when
  * the previous run stopped) is neither lost nor processed twice.
  */
-import { MedRecordsError } from "../core/errors.js";
-import { IsoDateTime } from "../schemas/common.js";
-import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
-
-/** The position of the catch-up poller in the event log; plain JSON, for any store. */
-export interface Checkpoint {
-  /** `created_at` of the newest processed event, as the service sent it. */
-  created_at: string;
-  /** Ids of the processed events whose `created_at` is exactly `created_at`. */
-  ids_at_created_at: string[];
-}
-
-/**
- * Persists a {@link Checkpoint}. The shipped stores (`memoryCheckpoint()`,
- * `fileCheckpoint(path)`, `postgresCheckpointStore`, `redisCheckpointStore`)
- * are also leases (`CheckpointLeaseStore`): several instances calling
- * `start()` on one of them take turns, one polling at a time, and a save by
- * an instance that lost the lease is refused, so the checkpoint never moves
- * backwards (docs/stores.md, "Running on several instances").
- *
- * A plain store of your own (these two methods) works as before, but gives
- * that up: run one poller on it at a time, or every poller processes every
- * event and a late save can move the checkpoint backwards.
- *
- * @example
- * // Postgres: CREATE TABLE checkpoints (name text PRIMARY KEY, value jsonb NOT NULL);
- * const pgCheckpoint: CheckpointStore = {
- *   async load() {
- *     const { rows } = await pool.query("SELECT value FROM checkpoints WHERE name = 'events'");
- *     return rows[0]?.value ?? null;
- *   },
- *   async save(checkpoint) {
- *     await pool.query(
- *       "INSERT INTO checkpoints (name, value) VALUES ('events', $1) ON CONFLICT (name) DO UPDATE SET value = $1",
- *       [checkpoint],
- *     );
- *   },
- * };
- */
-export interface CheckpointStore {
-  /**
-   * How an error about the loaded checkpoint names this store, so that the
-   * reader knows what to fix.
-   * @default "The checkpoint loaded from the `checkpoint` store of events.catchUp"
-   * @example "The checkpoint row 'events' of the table checkpoints"
-   */
-  readonly description?: string;
-  /** The saved checkpoint, or null when none was ever saved (the poller then starts at the oldest event the log holds). */
-  load(): Promise<Checkpoint | null>;
-  /** Replaces the saved checkpoint; resolves once it is durable. */
-  save(checkpoint: Checkpoint): Promise<void>;
-}
-
-/** Checks the shape of a loaded checkpoint; a corrupt one is an error, never a silent restart. */
-export function parseCheckpoint(value: unknown, where: string): Checkpoint {
-  const candidate = value as Partial<Checkpoint> | null;
-  if (
-    typeof candidate !== "object" ||
-    candidate === null ||
-    typeof candidate.created_at !== "string" ||
-    Number.isNaN(instantOf(candidate.created_at).ms) ||
-    !Array.isArray(candidate.ids_at_created_at) ||
-    !candidate.ids_at_created_at.every((id) => typeof id === "string")
-  ) {
-    throw new MedRecordsError(
-      `${where} is not a checkpoint: expected { "created_at": "<ISO date-time>", "ids_at_created_at": ["<event id>", ...] }.`,
-    );
-  }
-  // Date.parse reads a date-time without a zone in this machine's zone: the
-  // same checkpoint would name different instants on different machines.
-  if (!IsoDateTime.safeParse(candidate.created_at).success) {
-    throw new MedRecordsError(
-      `${where} has created_at ${quote(candidate.created_at)}, which is not an RFC 3339 date-time with a time zone (Z or an offset such as +02:00), so the instant it names would depend on this machine's zone. Write the created_at of the last processed event as the service sent it (e.g. 2026-01-01T00:00:00Z), or remove the checkpoint to start again from the oldest event the log holds.`,
-    );
-  }
-  return { created_at: candidate.created_at, ids_at_created_at: [...candidate.ids_at_created_at] };
-}
+import {
+  type Checkpoint,
+  compareParsed,
+  type Instant,
+  instantOf,
+} from "../shared/checkpoint-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
+import { quote } from "../stores/parse-checkpoint.js";
 
 /**
  * Checks that a loaded checkpoint is not further ahead of the service's time
@@ -116,38 +48,6 @@ export function assertCheckpointPossible(
   throw new MedRecordsError(
     `${where} has created_at ${quote(checkpoint.created_at)}, more than ${WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s ahead of ${judge}: no event can be that new, and every event until then would be skipped. ${advice} created_at with that of the last event you processed, or remove the checkpoint to start again from the oldest event the log holds.`,
   );
-}
-
-/** A value for an error message: quoted, and cut short if a corrupt store holds something long. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
-}
-
-/** An ISO date-time as whole epoch milliseconds plus the digits below a millisecond, trailing zeros dropped. */
-export interface Instant {
-  ms: number;
-  sub: string;
-}
-
-/** `iso` as an instant, for stores that compare instants themselves. */
-export function instantOf(iso: string): Instant {
-  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? "";
-  const text = fraction === "" ? iso : iso.replace(/\.\d+/, `.${fraction.slice(0, 3)}`);
-  return { ms: Date.parse(text), sub: fraction.slice(3).replace(/0+$/, "") };
-}
-
-/**
- * Orders two ISO date-times by the instant they name, whatever their offset
- * and to any precision: negative when `a` is earlier.
- */
-export function compareInstants(a: string, b: string): number {
-  return compareParsed(instantOf(a), instantOf(b));
-}
-
-function compareParsed(x: Instant, y: Instant): number {
-  if (x.ms !== y.ms) return x.ms < y.ms ? -1 : 1;
-  // Fraction digits aligned from the left compare as text.
-  return x.sub === y.sub ? 0 : x.sub < y.sub ? -1 : 1;
 }
 
 /** A UTC date-time with a fixed layout: of two such strings of equal length, the earlier sorts first. */

@@ -1,6 +1,3 @@
-import { MedRecordsError } from "../core/errors.js";
-import { StoreUnavailableError } from "../stores/store-error.js";
-import { type Checkpoint, compareInstants, parseCheckpoint } from "./checkpoint.js";
 import {
   acquiredLease,
   CheckpointLeaseLostError,
@@ -10,14 +7,18 @@ import {
   leaseSecondsOption,
   ownerArgument,
   refusedSave,
-} from "./checkpoint-lease.js";
+} from "../shared/checkpoint-lease.js";
+import { type Checkpoint, compareInstants } from "../shared/checkpoint-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
+import { parseCheckpoint } from "../stores/parse-checkpoint.js";
 
 /** Options of `fileCheckpoint(path, options)`. */
 export interface FileCheckpointOptions {
   /**
    * Seconds a poller's lease lasts without renewal: the longest another
    * process waits to take over after the holder died.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

@@ -4,9 +4,10 @@
  * (another instance carries on) by throwing {@link LeaseLost}, which the
  * poller turns into the run's result.
  */
+
+import { CheckpointLeaseLostError, type CheckpointLeaseStore } from "../shared/checkpoint-lease.js";
+import type { Checkpoint } from "../shared/checkpoint-store.js";
 import type { CatchUpResult } from "./catch-up.js";
-import type { Checkpoint } from "./checkpoint.js";
-import { CheckpointLeaseLostError, type CheckpointLeaseStore } from "./checkpoint-lease.js";
 
 /** Thrown through the run when the lease is gone; carries what the run did. */
 export class LeaseLost {

@@ -1,4 +1,3 @@
-import { type Checkpoint, compareInstants, parseCheckpoint } from "./checkpoint.js";
 import {
   acquiredLease,
   CheckpointLeaseLostError,
@@ -8,13 +7,15 @@ import {
   leaseSecondsOption,
   ownerArgument,
   refusedSave,
-} from "./checkpoint-lease.js";
+} from "../shared/checkpoint-lease.js";
+import { type Checkpoint, compareInstants } from "../shared/checkpoint-store.js";
+import { parseCheckpoint } from "../stores/parse-checkpoint.js";
 
 /** Options of `memoryCheckpoint(initial, options)`. */
 export interface MemoryCheckpointOptions {
   /**
    * Seconds a poller's lease lasts without renewal.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

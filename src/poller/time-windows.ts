@@ -18,7 +18,7 @@
  * was given (a checkpoint's own `created_at`, sub-millisecond digits and
  * all), because the service compares it, not us.
  */
-import { instantOf } from "./checkpoint.js";
+import { instantOf } from "../shared/checkpoint-store.js";
 
 /**
  * The share of a page a window aims to fill, adapted as the walk goes: up a

@@ -47,8 +47,9 @@ export class Cases extends APIResource {
   }
 
   /**
-   * Signs an upload under the case: PUT the bytes to `upload_url` within 15
-   * minutes, then use `upload_id` within an hour. `uploadDocument` does all three.
+   * Signs an upload under the case: PUT the bytes to `upload_url` within
+   * `UPLOAD_URL_TTL_MINUTES`, then use `upload_id` within `UPLOAD_ID_TTL_MS`.
+   * `uploadDocument` does all three.
    */
   signUpload(
     caseId: string,

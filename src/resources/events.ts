@@ -14,13 +14,13 @@ import { type AnyEvent, EVENT_LOG_TYPES, type EventListParams } from "../schemas
 import type { EventType } from "../schemas/events.js";
 
 /**
- * The event log: every emitted event, readable for 30 days. Events of a
+ * The event log: every emitted event, readable for `EVENT_RETENTION_DAYS`. Events of a
  * family the key cannot read are left out (retrieval events need
  * retrievals:read besides webhooks:read).
  */
 export class Events extends APIResource {
   /**
-   * Events newest first, filtered by `type` (at most 20), `created_after`
+   * Events newest first, filtered by `type` (at most `EVENT_TYPE_FILTER_MAX`), `created_after`
    * (inclusive) / `created_before` (exclusive) and `object_id`: await for a page or
    * `for await` over every event. Naming a type the key cannot read fails
    * with a `PermissionError`.
@@ -29,7 +29,7 @@ export class Events extends APIResource {
     return paginate(this.core, events.list, { query }, options);
   }
 
-  /** One event by id; a `NotFoundError` once it is past the 30-day retention. */
+  /** One event by id; a `NotFoundError` once it is past the log's retention (`EVENT_RETENTION_DAYS`). */
   retrieve(eventId: string, options?: RequestOptions): APIPromise<AnyEvent> {
     return this.core.call(events.retrieve, { params: { id: eventId } }, options);
   }
@@ -37,7 +37,7 @@ export class Events extends APIResource {
   /**
    * A poller that hands every event newer than its checkpoint to `onEvent`,
    * oldest first, at least once, holding one page in memory whatever the
-   * backlog. For history beyond the log's 30 days, see `onGap` and
+   * backlog. For history beyond the log's retention, see `onGap` and
    * `mr.retrievalRequests.changes`.
    *
    * @example

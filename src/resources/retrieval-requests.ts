@@ -41,7 +41,7 @@ export interface RetrievalRequestChangesParams {
    * to get every request.
    */
   since?: string | Date | null | undefined;
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to `PAGE_LIMIT_MAX`. */
   limit?: number;
   /** Only the requests of this case. */
   case_id?: string;
@@ -323,8 +323,9 @@ export class RetrievalRequests extends APIResource {
 
   /**
    * Signs a retrieval-level upload (usable before a case exists): PUT the
-   * bytes to `upload_url` within 15 minutes, then use `upload_id` as
-   * `auth_form` or in `attachments` within an hour. `uploadFile` does both.
+   * bytes to `upload_url` within `UPLOAD_URL_TTL_MINUTES`, then use
+   * `upload_id` as `auth_form` or in `attachments` within `UPLOAD_ID_TTL_MS`.
+   * `uploadFile` does both.
    */
   signUpload(
     body: RetrievalSignUploadRequest,

@@ -20,14 +20,14 @@ import type {
  */
 export class Webhooks extends APIResource {
   /**
-   * Creates a webhook (at most 20 per organization). The response holds the
+   * Creates a webhook (at most `MAX_WEBHOOKS` per organization). The response holds the
    * `secret` that signs every delivery: store it now, it cannot be read again.
    */
   create(body: WebhookCreate, options?: RequestOptions): APIPromise<WebhookCreateResponse> {
     return this.core.call(webhooks.create, { body }, options);
   }
 
-  /** Every webhook of the organization, newest first, in one array (at most 20). */
+  /** Every webhook of the organization, newest first, in one array (at most `MAX_WEBHOOKS`). */
   list(options?: RequestOptions): APIPromise<Webhook[]> {
     return this.core.call(webhooks.list, {}, options);
   }

@@ -87,17 +87,17 @@ const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
  */
 export function makeCaseCreate(now: () => number = () => Date.now()) {
   return z.strictObject({
-    /** Name of the matter, 1 to 500 characters. */
+    /** Name of the matter, 1 to {@link CASE_TITLE_MAX} characters. */
     title,
-    /** The firm's client, 1 to 200 characters. */
+    /** The firm's client, 1 to {@link CASE_CLIENT_NAME_MAX} characters. */
     client_name: z.string().min(1).max(CASE_CLIENT_NAME_MAX),
-    /** Free text, up to 5000 characters. */
+    /** Free text, up to {@link CASE_DESCRIPTION_MAX} characters. */
     description: description.optional(),
     /** `YYYY-MM-DD`. */
     client_date_of_birth: IsoDate.optional(),
-    /** Up to 500 characters. */
+    /** Up to {@link CASE_CLIENT_ADDRESS_MAX} characters. */
     client_address: z.string().max(CASE_CLIENT_ADDRESS_MAX).optional(),
-    /** Up to 50 characters. */
+    /** Up to {@link CASE_CLIENT_PHONE_MAX} characters. */
     client_phone: z.string().max(CASE_CLIENT_PHONE_MAX).optional(),
     /** An email address (the HTML form rule, `EMAIL_PATTERN`). */
     client_email: Email.optional(),
@@ -114,7 +114,7 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
           "Invalid option: expected one of active, pending, closed (archived is not allowed on create)",
       })
       .optional(),
-    /** Your own identifier of the matter, up to 255 characters. */
+    /** Your own identifier of the matter, up to {@link CASE_EXTERNAL_ID_MAX} characters. */
     external_id: externalId.optional(),
   });
 }
@@ -125,22 +125,22 @@ export interface CaseCreate extends Wire.CaseCreate {}
 
 /** Request body of a partial case update: only supplied fields change. */
 export const CaseUpdate = z.strictObject({
-  /** 1 to 500 characters. */
+  /** 1 to {@link CASE_TITLE_MAX} characters. */
   title: title.optional(),
-  /** Up to 5000 characters; null clears it. */
+  /** Up to {@link CASE_DESCRIPTION_MAX} characters; null clears it. */
   description: description.nullable().optional(),
   /** An email address (the HTML form rule); null clears it. */
   client_email: Email.nullable().optional(),
   /** Any of {@link CASE_STATUSES}, `archived` included. */
   status: CaseStatus.optional(),
-  /** Up to 255 characters; null clears it. */
+  /** Up to {@link CASE_EXTERNAL_ID_MAX} characters; null clears it. */
   external_id: externalId.nullable().optional(),
 });
 export interface CaseUpdate extends Wire.CaseUpdate {}
 
 /** Query of `mr.cases.list()`: the page size and cursor of every list, and the `external_id` filter. */
 export const CaseListParams = ListParams.extend({
-  /** Only the cases whose `external_id` is exactly this (1 to 255 characters). */
+  /** Only the cases whose `external_id` is exactly this (1 to {@link CASE_EXTERNAL_ID_MAX} characters). */
   external_id: z.string().min(1).max(CASE_EXTERNAL_ID_MAX).optional(),
 });
 export interface CaseListParams extends Wire.CaseListParams {}

@@ -98,7 +98,7 @@ export const DEFAULT_PAGE_LIMIT = 25;
 export const PAGE_LIMIT_PATTERN = /^[1-9][0-9]*$/;
 const PAGE_LIMIT_MESSAGE = `Expected an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX} written in decimal digits`;
 /**
- * Page size of list endpoints: an integer from `PAGE_LIMIT_MIN` to `PAGE_LIMIT_MAX` (1 to 100);
+ * Page size of list endpoints: an integer from `PAGE_LIMIT_MIN` to `PAGE_LIMIT_MAX`;
  * as text (the query string, what the reference server parses), only in
  * the {@link PAGE_LIMIT_PATTERN} spelling. Anything else is 400
  * validation_error, and the client refuses it before sending.
@@ -117,7 +117,7 @@ export const PageLimit = z
 
 /** Query parameters shared by every list endpoint. */
 export const ListParams = z.strictObject({
-  /** Items per page, 1 to 100. @default 25 */
+  /** Items per page, 1 to `PAGE_LIMIT_MAX`. @default `DEFAULT_PAGE_LIMIT` */
   limit: PageLimit.optional(),
   /** Where to start: a page's `nextCursor` (or `cursor`) from an earlier listing. */
   cursor: z.string().min(1).optional(),

@@ -47,7 +47,7 @@ export interface DocumentUpdate extends Wire.DocumentUpdate {}
 export const DownloadResponse = z.strictObject({
   /** Presigned GET address of the bytes. */
   download_url: z.url(),
-  /** Seconds the address stays valid: 3600. */
+  /** Seconds the address stays valid: `DOWNLOAD_URL_TTL_SECONDS`. */
   expires_in: z.number().int().positive(),
 });
 export interface DownloadResponse extends Wire.DownloadResponse {}

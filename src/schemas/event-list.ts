@@ -92,12 +92,12 @@ const TypeFilter = z
  * Query of GET /v2/events (docs/spec-decisions.md, Events and the event
  * log). `created_after` is inclusive and `created_before` exclusive, so that
  * listing from the last processed `created_at` and deduplicating by id loses
- * no event sharing that instant. `type` takes an array or a comma-separated string of at most 20
+ * no event sharing that instant. `type` takes an array or a comma-separated string of at most `EVENT_TYPE_FILTER_MAX`
  * types; which names exist is the service's to say, so that a type added
  * later can be asked for without upgrading.
  */
 export const EventListParams = ListParams.extend({
-  /** Only these types, e.g. `["retrieval_request.action_required"]`: at most 20. */
+  /** Only these types, e.g. `["retrieval_request.action_required"]`: at most {@link EVENT_TYPE_FILTER_MAX}. */
   type: TypeFilter.optional(),
   /** Only events created at or after this instant (inclusive). */
   created_after: TimeBound.optional(),

@@ -28,13 +28,13 @@ export interface Facility extends Wire.Facility {}
 
 /** A facility given inline in a retrieval request, when it is not in the directory. */
 export const FacilityCreate = z.strictObject({
-  /** 1 to 200 characters. */
+  /** 1 to {@link FACILITY_NAME_MAX} characters. */
   name: z.string().min(1).max(FACILITY_NAME_MAX),
-  /** Postal address, 1 to 500 characters. */
+  /** Postal address, 1 to {@link FACILITY_ADDRESS_MAX} characters. */
   address: z.string().min(1).max(FACILITY_ADDRESS_MAX),
-  /** Up to 50 characters. */
+  /** Up to {@link FACILITY_PHONE_MAX} characters. */
   phone: z.string().max(FACILITY_PHONE_MAX).optional(),
-  /** Up to 50 characters. */
+  /** Up to {@link FACILITY_PHONE_MAX} characters. */
   fax: z.string().max(FACILITY_PHONE_MAX).optional(),
 });
 export interface FacilityCreate extends Wire.FacilityCreate {}
@@ -44,7 +44,7 @@ export interface FacilityCreate extends Wire.FacilityCreate {}
  * word must appear, case-insensitively, in the name or the address.
  */
 export const FacilitySearchParams = ListParams.extend({
-  /** Words to find, e.g. `"mercy springfield"`; 1 to 200 characters after trimming. */
+  /** Words to find, e.g. `"mercy springfield"`; 1 to {@link FACILITY_QUERY_MAX} characters after trimming. */
   query: z.string().trim().min(1).max(FACILITY_QUERY_MAX),
 });
 export interface FacilitySearchParams extends Wire.FacilitySearchParams {}

@@ -38,26 +38,26 @@ const phone = z.string().max(REQUESTOR_PHONE_MAX);
 
 /** Request body of requestor creation; also the inline `requestor` of a retrieval request. */
 export const RequestorCreate = z.strictObject({
-  /** 1 to 200 characters. */
+  /** 1 to {@link REQUESTOR_NAME_MAX} characters. */
   name,
-  /** An email address, up to 254 characters. */
+  /** An email address, up to {@link REQUESTOR_EMAIL_MAX} characters. */
   email,
-  /** Up to 200 characters. */
+  /** Up to {@link REQUESTOR_ORGANIZATION_MAX} characters. */
   organization: organization.optional(),
-  /** Up to 50 characters. */
+  /** Up to {@link REQUESTOR_PHONE_MAX} characters. */
   phone: phone.optional(),
 });
 export interface RequestorCreate extends Wire.RequestorCreate {}
 
 /** Request body of a partial requestor update: only supplied fields change. */
 export const RequestorUpdate = z.strictObject({
-  /** 1 to 200 characters. */
+  /** 1 to {@link REQUESTOR_NAME_MAX} characters. */
   name: name.optional(),
-  /** An email address, up to 254 characters. */
+  /** An email address, up to {@link REQUESTOR_EMAIL_MAX} characters. */
   email: email.optional(),
-  /** Up to 200 characters; null clears it. */
+  /** Up to {@link REQUESTOR_ORGANIZATION_MAX} characters; null clears it. */
   organization: organization.nullable().optional(),
-  /** Up to 50 characters; null clears it. */
+  /** Up to {@link REQUESTOR_PHONE_MAX} characters; null clears it. */
   phone: phone.nullable().optional(),
 });
 export interface RequestorUpdate extends Wire.RequestorUpdate {}

@@ -9,7 +9,7 @@ import { RequestorCreate } from "./requestors.js";
 
 // ---------------------------------------------------------------- limits
 
-/** Action-response message: 1 to 10000 characters after trimming (spec, rule 2). */
+/** Longest action-response message, after trimming (spec, rule 2). */
 export const ACTION_RESPONSE_MESSAGE_MAX = 10_000;
 /** Upload ids in `attachments` of a retrieval request. */
 export const RETRIEVAL_ATTACHMENTS_MAX = 20;
@@ -167,7 +167,7 @@ export function makeRetrievalRequestCreate(now: () => number = () => Date.now())
       requestor: RequestorCreate.optional(),
       /** upload_id of the signed authorization form. */
       auth_form: uploadId,
-      /** upload_ids of further files for the provider, at most 20, none repeated. */
+      /** upload_ids of further files for the provider, at most {@link RETRIEVAL_ATTACHMENTS_MAX}, none repeated. */
       attachments: z.array(uploadId).max(RETRIEVAL_ATTACHMENTS_MAX).optional(),
       /** What to retrieve, e.g. `medical_records`, `billing_records`, `imaging`. */
       record_types: z
@@ -178,9 +178,9 @@ export function makeRetrievalRequestCreate(now: () => number = () => Date.now())
       date_from: IsoDate.optional(),
       /** End of the period, `YYYY-MM-DD`, not before `date_from`. */
       date_to: IsoDate.optional(),
-      /** Instructions for the provider, up to 5000 characters. */
+      /** Instructions for the provider, up to {@link RETRIEVAL_NOTES_MAX} characters. */
       notes: z.string().max(RETRIEVAL_NOTES_MAX).optional(),
-      /** Your own identifier, up to 255 characters. */
+      /** Your own identifier, up to {@link RETRIEVAL_EXTERNAL_ID_MAX} characters. */
       external_id: z.string().max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
     })
     .superRefine((body, ctx) => {
@@ -233,7 +233,7 @@ export const RetrievalRequestListParams = ListParams.extend({
    * newest created first). An ISO 8601 date-time or a `Date`.
    */
   updated_since: dateQuery("date-time").optional(),
-  /** Only the requests whose `external_id` is exactly this (1 to 255 characters). */
+  /** Only the requests whose `external_id` is exactly this (1 to {@link RETRIEVAL_EXTERNAL_ID_MAX} characters). */
   external_id: z.string().min(1).max(RETRIEVAL_EXTERNAL_ID_MAX).optional(),
 });
 export interface RetrievalRequestListParams extends Wire.RetrievalRequestListParams {}
@@ -250,7 +250,7 @@ export type RetrievalDocumentListParams = ListParams;
  */
 export const NON_BLANK_PATTERN = /\S/;
 
-/** Rule 2: trimmed, then 1 to 10000 characters. Also what the reference server judges with. */
+/** Rule 2: trimmed, then 1 to {@link ACTION_RESPONSE_MESSAGE_MAX} characters. Also what the reference server judges with. */
 export const ActionResponseMessage = z
   .string()
   // On the raw string: its trimmed form has a character exactly when it has one of these.
@@ -270,7 +270,7 @@ export interface ActionResponseAttachment extends Wire.ActionResponseAttachment 
 
 /** Request body of the action-response operation. */
 export const ActionResponse = z.strictObject({
-  /** The answer, 1 to 10000 characters after trimming. */
+  /** The answer, 1 to {@link ACTION_RESPONSE_MESSAGE_MAX} characters after trimming. */
   message: ActionResponseMessage,
   /** Who at the firm answered; recorded as the responder. Defaults to the API key's identity. */
   requester_email: Email.optional(),

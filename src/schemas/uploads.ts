@@ -19,11 +19,11 @@ export const RETRIEVAL_UPLOAD_FILE_NAME_MAX = 500;
 /** Longest `file_type` of a retrieval-level signing request. */
 export const RETRIEVAL_UPLOAD_FILE_TYPE_MAX = 200;
 
-/** Retrieval-level signing request: file_name 1 to 500, file_type 1 to 200. */
+/** Retrieval-level signing request: file_name and file_type bounded ({@link RETRIEVAL_UPLOAD_FILE_NAME_MAX}, {@link RETRIEVAL_UPLOAD_FILE_TYPE_MAX}). */
 export const RetrievalSignUploadRequest = z.strictObject({
-  /** Name of the file, 1 to 500 characters. */
+  /** Name of the file, 1 to {@link RETRIEVAL_UPLOAD_FILE_NAME_MAX} characters. */
   file_name: z.string().min(1).max(RETRIEVAL_UPLOAD_FILE_NAME_MAX),
-  /** MIME type, up to 200 characters: the PUT must send the same `Content-Type`. */
+  /** MIME type, up to {@link RETRIEVAL_UPLOAD_FILE_TYPE_MAX} characters: the PUT must send the same `Content-Type`. */
   file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX),
 });
 export interface RetrievalSignUploadRequest extends Wire.RetrievalSignUploadRequest {}
@@ -32,7 +32,7 @@ export interface RetrievalSignUploadRequest extends Wire.RetrievalSignUploadRequ
 export const SignUploadResponse = z.strictObject({
   /** A UUID, usable once within an hour of signing (`expires_at`). */
   upload_id: z.uuid(),
-  /** Presigned PUT address: send the bytes within 15 minutes, without the API key. */
+  /** Presigned PUT address: send the bytes within {@link UPLOAD_URL_TTL_MINUTES} minutes, without the API key. */
   upload_url: z.url(),
   /** When `upload_id` expires: one hour after signing. */
   expires_at: IsoDateTime,
@@ -43,7 +43,7 @@ export interface SignUploadResponse extends Wire.SignUploadResponse {}
 export const UPLOAD_URL_TTL_MINUTES = 15;
 /** {@link UPLOAD_URL_TTL_MINUTES} in ms. */
 export const UPLOAD_URL_TTL_MS = UPLOAD_URL_TTL_MINUTES * 60 * 1000;
-/** How long an upload_id may be consumed after signing: 1 hour. */
+/** How long an upload_id may be consumed after signing, in ms (spec, Uploads). */
 export const UPLOAD_ID_TTL_MS = 60 * 60 * 1000;
 /** Validity of a presigned download address, in seconds. */
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;

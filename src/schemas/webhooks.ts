@@ -17,7 +17,7 @@ export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** A delivery attempt succeeds on a 2xx within this bound (spec, Delivery rule 4). */
 export const WEBHOOK_DELIVERY_TIMEOUT_MS = 5_000;
-/** Waits before attempts 2 to 5 after successive failures: 1 min, 5 min, 30 min, 2 h (Delivery rule 5). */
+/** Waits before each retry after successive failures (Delivery rule 5). */
 export const WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000] as const;
 /** Attempts per event: the first and one per retry delay. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
@@ -25,7 +25,6 @@ export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 export const WEBHOOK_AUTO_DISABLE_AFTER = 5;
 /** At most one test per webhook in this window (spec, Webhooks rule 3). */
 export const WEBHOOK_TEST_INTERVAL_MS = 10_000;
-export { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../webhooks/tolerance.js";
 
 const name = z.string().min(1).max(WEBHOOK_NAME_MAX);
 const description = z.string().max(WEBHOOK_DESCRIPTION_MAX).nullable();
@@ -111,7 +110,7 @@ export const Webhook = z.strictObject({
 });
 export interface Webhook extends Wire.Webhook {}
 
-/** Response of GET /v2/webhooks: a bare array, at most 20 (docs/spec-decisions.md, "Lists"). */
+/** Response of GET /v2/webhooks: a bare array, at most {@link MAX_WEBHOOKS} (docs/spec-decisions.md, "Lists"). */
 export const WebhookList = z.array(Webhook).max(MAX_WEBHOOKS);
 export type WebhookList = Webhook[];
 
@@ -121,17 +120,17 @@ export type WebhookList = Webhook[];
  */
 export const WebhookCreate = overLengthAsInvalidRequest(
   z.strictObject({
-    /** 1 to 100 characters, unique within the organization (409 conflict otherwise). */
+    /** 1 to {@link WEBHOOK_NAME_MAX} characters, unique within the organization (409 conflict otherwise). */
     name,
     /**
      * A public http or https address: an absolute ASCII URI (RFC 3986, so spaces and non-ASCII
      * characters percent-encoded, an international host in its `xn--` form) without credentials, up
-     * to 2048 characters.
+     * to {@link WEBHOOK_URL_MAX} characters.
      */
     url,
     /** At least one; duplicates are stored once. */
     events,
-    /** Up to 500 characters. */
+    /** Up to {@link WEBHOOK_DESCRIPTION_MAX} characters. */
     description: description.optional(),
   }),
 );
@@ -170,13 +169,13 @@ export interface WebhookCreateResponse extends Wire.WebhookCreateResponse {}
 export const WebhookUpdate = overLengthAsInvalidRequest(
   z
     .strictObject({
-      /** 1 to 100 characters, unique within the organization. */
+      /** 1 to {@link WEBHOOK_NAME_MAX} characters, unique within the organization. */
       name: name.optional(),
       /** As in {@link WebhookCreate}: an absolute ASCII http or https URI without credentials. */
       url: url.optional(),
       /** Replaces the subscribed types; at least one. */
       events: events.optional(),
-      /** Up to 500 characters; null clears it. */
+      /** Up to {@link WEBHOOK_DESCRIPTION_MAX} characters; null clears it. */
       description: description.optional(),
       /**
        * False stops deliveries; true resumes them, resetting the failure count when it was
@@ -193,7 +192,7 @@ export interface WebhookUpdate extends Wire.WebhookUpdate {}
 
 /** Result of the test operation: HTTP 200 even when the delivery failed. */
 export const WebhookTestResult = z.strictObject({
-  /** True when the endpoint answered 2xx within 5 seconds. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS} ms. */
   success: z.boolean(),
   /** The endpoint's status; null when no response was received. */
   status_code: z.number().int().nullable(),
@@ -224,7 +223,7 @@ export const WebhookDelivery = z.strictObject({
   status_code: z.number().int().nullable(),
   /** Why it failed, e.g. a timeout or a redirect; null on success. */
   error: z.string().nullable(),
-  /** True when the endpoint answered 2xx within 5 seconds. */
+  /** True when the endpoint answered 2xx within {@link WEBHOOK_DELIVERY_TIMEOUT_MS} ms. */
   success: z.boolean(),
   /** Milliseconds until the answer, or until the attempt gave up. */
   duration_ms: z.number().int().nonnegative(),

@@ -1,4 +1,3 @@
-import { parseCheckpoint } from "../poller/checkpoint.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseLostReason,
@@ -6,10 +5,11 @@ import {
   fenceArgument,
   leaseSecondsOption,
   ownerArgument,
-} from "../poller/checkpoint-lease.js";
+} from "../shared/checkpoint-lease.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import { guardPoolErrors } from "./guards.js";
+import { parseCheckpoint } from "./parse-checkpoint.js";
 import { type PostgresQueryable, quoteTableName, tableCreator } from "./postgres.js";
-import { StoreUnavailableError } from "./store-error.js";
 
 /** Options of `postgresCheckpointStore(options)`. */
 export interface PostgresCheckpointStoreOptions {
@@ -40,7 +40,7 @@ export interface PostgresCheckpointStoreOptions {
   /**
    * Seconds a poller's lease lasts without renewal: the longest another
    * instance waits to take over after the holder died.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
 }

@@ -1,10 +1,11 @@
-import { MedRecordsError } from "../core/errors.js";
 import {
   checkLeaseSeconds,
   type DedupeClaim,
   type DedupeStore,
   newLeaseToken,
-} from "../webhooks/dedupe.js";
+} from "../shared/dedupe-store.js";
+import { MedRecordsError } from "../shared/errors.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import { guardPoolErrors } from "./guards.js";
 import {
   type PostgresPool,
@@ -13,7 +14,6 @@ import {
   quoteTableName,
   tableCreator,
 } from "./postgres.js";
-import { StoreUnavailableError } from "./store-error.js";
 
 /** Options of `postgresDedupeStore(options)`. */
 export interface PostgresDedupeStoreOptions {
@@ -37,7 +37,7 @@ export interface PostgresDedupeStoreOptions {
    * How long a claim's in-progress lease lasts, in seconds (by the
    * database's clock); then another claim of the id takes it over. Longer
    * than your handler takes, short enough to retry soon after a crash.
-   * @default 60
+   * @default DEFAULT_DEDUPE_LEASE_SECONDS
    */
   leaseSeconds?: number;
 }

@@ -1,4 +1,3 @@
-import { instantOf, parseCheckpoint } from "../poller/checkpoint.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseLostReason,
@@ -6,9 +5,11 @@ import {
   fenceArgument,
   leaseSecondsOption,
   ownerArgument,
-} from "../poller/checkpoint-lease.js";
+} from "../shared/checkpoint-lease.js";
+import { instantOf } from "../shared/checkpoint-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import { commandTimeoutOption, withDeadline } from "./guards.js";
-import { StoreUnavailableError } from "./store-error.js";
+import { parseCheckpoint } from "./parse-checkpoint.js";
 
 /**
  * What the Redis checkpoint store needs of a client: node-redis (`redis` v4
@@ -53,7 +54,7 @@ export interface RedisCheckpointStoreOptions {
   /**
    * Seconds a poller's lease lasts without renewal: the longest another
    * instance waits to take over after the holder died.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

@@ -3,9 +3,9 @@ import {
   type DedupeClaim,
   type DedupeStore,
   newLeaseToken,
-} from "../webhooks/dedupe.js";
+} from "../shared/dedupe-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import { commandTimeoutOption, withDeadline } from "./guards.js";
-import { StoreUnavailableError } from "./store-error.js";
 
 /**
  * What the Redis dedupe store needs of a client: node-redis (`redis` v4 to
@@ -47,7 +47,7 @@ export interface RedisDedupeStoreOptions {
    * How long a claim's in-progress lease lasts, in seconds (Redis expires the
    * key after it, to the millisecond); then another claim of the id takes it
    * over. Longer than your handler takes, short enough to retry soon after a crash.
-   * @default 60
+   * @default DEFAULT_DEDUPE_LEASE_SECONDS
    */
   leaseSeconds?: number;
   /**

@@ -8,7 +8,7 @@
  * canary's kind and show an excerpt with every canary value redacted, so the
  * report itself leaks nothing.
  */
-import { MedRecordsError } from "../core/errors.js";
+import { MedRecordsError } from "../shared/errors.js";
 import { decodedViews } from "./canary-views.js";
 import { type Canary, PHI_CANARIES } from "./fictional-clients.js";
 import { inspectValue } from "./inspect.js";

@@ -1381,7 +1381,7 @@ export interface WebhookDelivery {
    */
   error: string | null;
   /**
-   * True when the endpoint answered 2xx within 5 seconds.
+   * True when the endpoint answered 2xx within 5000 ms.
    */
   success: boolean;
   /**
@@ -1431,7 +1431,7 @@ export interface WebhookTestData {
 }
 export interface WebhookTestResult {
   /**
-   * True when the endpoint answered 2xx within 5 seconds.
+   * True when the endpoint answered 2xx within 5000 ms.
    */
   success: boolean;
   /**

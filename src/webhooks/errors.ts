@@ -1,4 +1,4 @@
-import { MedRecordsError } from "../core/errors.js";
+import { MedRecordsError } from "../shared/errors.js";
 import { jsonDepthExceeds } from "./json-depth.js";
 
 /**

@@ -1,18 +1,18 @@
 import type { WebhookEvent } from "../schemas/events.js";
-import { StoreUnavailableError } from "../stores/store-error.js";
+import {
+  claimChecked,
+  DEFAULT_DEDUPE_TTL_SECONDS,
+  type DedupeClaim,
+  type DedupeStore,
+} from "../shared/dedupe-store.js";
+import { StoreUnavailableError } from "../shared/store-error.js";
 import {
   BodyTooLargeError,
   declaredLengthExceeds,
   maxBodyBytesOption,
   readCapped,
 } from "./body-limit.js";
-import {
-  claimChecked,
-  DEFAULT_DEDUPE_TTL_SECONDS,
-  type DedupeClaim,
-  type DedupeStore,
-  memoryDedupeStore,
-} from "./dedupe.js";
+import { memoryDedupeStore } from "./dedupe.js";
 import { WebhookVerificationError } from "./errors.js";
 import type { EventOfType, HandledEventType } from "./events.js";
 import { checkDeliveryHeaders, normalizeTolerance, verifyCheckedDelivery } from "./verify.js";
@@ -76,7 +76,7 @@ export interface WebhookHandlerOptions {
   dedupe?: DedupeStore;
   /**
    * How long a processed id stays done (passed to `dedupe.complete`), in seconds.
-   * @default 604_800 (7 days)
+   * @default DEFAULT_DEDUPE_TTL_SECONDS (a week)
    */
   dedupeTtlSeconds?: number;
   /**

@@ -25,6 +25,13 @@ export type {
   WebhookTestData,
   WebhookTestEvent,
 } from "../schemas/events.js";
+export {
+  DEFAULT_DEDUPE_LEASE_SECONDS,
+  DEFAULT_DEDUPE_TTL_SECONDS,
+  type DedupeClaim,
+  type DedupeStore,
+} from "../shared/dedupe-store.js";
+export { StoreUnavailableError } from "../shared/store-error.js";
 export type {
   PostgresPool,
   PostgresPoolClient,
@@ -42,15 +49,7 @@ export {
   type RedisDedupeStoreOptions,
   redisDedupeStore,
 } from "../stores/redis-dedupe.js";
-export { StoreUnavailableError } from "../stores/store-error.js";
-export {
-  DEFAULT_DEDUPE_LEASE_SECONDS,
-  DEFAULT_DEDUPE_TTL_SECONDS,
-  type DedupeClaim,
-  type DedupeStore,
-  type MemoryDedupeStoreOptions,
-  memoryDedupeStore,
-} from "./dedupe.js";
+export { type MemoryDedupeStoreOptions, memoryDedupeStore } from "./dedupe.js";
 export {
   WebhookVerificationError,
   type WebhookVerificationErrorDetails,

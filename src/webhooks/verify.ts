@@ -1,10 +1,10 @@
 import { hmacSha256Matches } from "#hmac";
 import type { WebhookEvent } from "../schemas/events.js";
+import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 import type { SignedData } from "./crypto.js";
 import { signatureMismatchHints, toleranceError, WebhookVerificationError } from "./errors.js";
 import { headerReader, WEBHOOK_HEADERS, type WebhookHeaders } from "./headers.js";
 import { bodyText, type RawWebhookPayload, rawBytes } from "./raw-body.js";
-import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "./tolerance.js";
 
 export type { RawWebhookPayload } from "./raw-body.js";
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { eventsTail } from "../../src/cli/events-tail.js";
 import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { freePort } from "../helpers/loopback.js";
@@ -149,6 +150,19 @@ describe.skipIf(TINYPROXY === "")("through a forward proxy (tinyproxy)", () => {
       file_type: "text/plain",
     });
     expect(proxied()).toEqual([]);
+  });
+
+  it("the CLI's API calls go through it too (events tail)", async () => {
+    for (const name of PROXY_VARS) delete process.env[name];
+    process.env.HTTP_PROXY = proxyUrl;
+    const io = {
+      stdout: () => undefined,
+      stderr: () => undefined,
+      env: { MEDRECORDS_API_KEY: mock.apiKeys.create(), MEDRECORDS_BASE_URL: mock.baseUrl },
+      signal: new AbortController().signal,
+    };
+    expect(await eventsTail(["--once"], io)).toBe(0);
+    expect(proxied().some((l) => l.startsWith(`GET ${mock.baseUrl}/v2/events`))).toBe(true);
   });
 
   it("without a proxy variable, nothing goes through the proxy", async () => {

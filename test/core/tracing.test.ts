@@ -3,10 +3,13 @@ import {
   type Context,
   type ContextManager,
   context,
+  propagation,
   ROOT_CONTEXT,
+  type TextMapPropagator,
   TraceFlags,
   trace,
 } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -50,6 +53,8 @@ class StorageContextManager implements ContextManager {
   }
 }
 context.setGlobalContextManager(new StorageContextManager());
+// What an application's OpenTelemetry setup registers (the Node SDK does by default).
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -186,6 +191,32 @@ describe("tracer", () => {
       expect(headers.has("authorization")).toBe(false);
     }
     expect(api.every((headers) => headers.has("traceparent"))).toBe(true);
+  });
+
+  it("writes the headers of whatever propagator the application registered (B3 here), not its own", async () => {
+    const b3: TextMapPropagator = {
+      inject(ctx, carrier, setter) {
+        const span = trace.getSpanContext(ctx);
+        if (span === undefined) return;
+        setter.set(carrier, "x-b3-traceid", span.traceId);
+        setter.set(carrier, "x-b3-spanid", span.spanId);
+      },
+      extract: (ctx) => ctx,
+      fields: () => ["x-b3-traceid", "x-b3-spanid"],
+    };
+    propagation.disable();
+    propagation.setGlobalPropagator(b3);
+    try {
+      const { fetch, seen } = scriptedFetch([json(200, sampleCase)]);
+      await client(fetch).cases.retrieve("c");
+      const [span] = exporter.getFinishedSpans();
+      expect(seen[0]?.headers.get("x-b3-traceid")).toBe(span?.spanContext().traceId);
+      expect(seen[0]?.headers.get("x-b3-spanid")).toBe(span?.spanContext().spanId);
+      expect(seen[0]?.headers.has("traceparent")).toBe(false);
+    } finally {
+      propagation.disable();
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    }
   });
 
   it("without a tracer, sends no trace headers", async () => {

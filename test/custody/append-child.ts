@@ -1,12 +1,18 @@
 /**
- * A process appending to one file custody log: argv path, count, name. Run
- * several at once by test/custody/file-log.test.ts; prints "done" when all
- * its appends resolved.
+ * A process appending to one file custody log: argv path, count, name, go.
+ * Run several at once by test/custody/file-log.test.ts: prints "ready", waits
+ * for the file `go` to exist (so that every process appends at the same time,
+ * however long each took to start), then prints "done" when all its appends
+ * resolved.
  */
+import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileCustodyLog } from "../../src/custody/file-log.js";
 
-const [path, count, name] = process.argv.slice(2) as [string, string, string];
+const [path, count, name, go] = process.argv.slice(2) as [string, string, string, string];
 const log = fileCustodyLog(path, { lockTimeoutMs: 60_000 });
+process.stdout.write("ready\n");
+while (!existsSync(go)) await sleep(5);
 for (let i = 0; i < Number(count); i++) {
   await log.append({
     at: new Date().toISOString(),

@@ -178,20 +178,32 @@ describe("fileCustodyLog", () => {
     const path = fresh();
     const PROCESSES = 4;
     const EACH = 15;
+    const go = join(mkdtempSync(join(tmpdir(), "medrecords-custody-go-")), "go");
+    const ready: Promise<void>[] = [];
     const runs = Array.from({ length: PROCESSES }, (_, p) => {
-      const child = spawn(process.execPath, [script, path, String(EACH), `p${p}`], {
+      const child = spawn(process.execPath, [script, path, String(EACH), `p${p}`, go], {
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";
-      child.stdout.on("data", (c: Buffer) => {
-        out += c;
-      });
+      ready.push(
+        new Promise<void>((resolve) => {
+          child.stdout.on("data", (c: Buffer) => {
+            out += c;
+            if (out.startsWith("ready\n")) resolve();
+          });
+          child.on("exit", () => resolve());
+        }),
+      );
       child.stderr.on("data", (c: Buffer) => {
         out += c;
       });
       return new Promise<string>((resolve) => child.on("exit", () => resolve(out)));
     });
-    expect(await Promise.all(runs)).toEqual(Array(PROCESSES).fill("done\n"));
+    // Every process started before any appends: otherwise, on a loaded machine, one may
+    // finish before the next has started, and nothing would be shown about concurrency.
+    await Promise.all(ready);
+    writeFileSync(go, "");
+    expect(await Promise.all(runs)).toEqual(Array(PROCESSES).fill("ready\ndone\n"));
     const entries = lines(path).map((l) => JSON.parse(l));
     expect(entries.map((e) => e.seq)).toEqual(
       Array.from({ length: PROCESSES * EACH }, (_, i) => i + 1),

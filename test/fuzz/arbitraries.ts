@@ -77,6 +77,11 @@ export const VALID_BODIES: Record<string, Record<string, unknown>[]> = {
   "PATCH /v2/requestors/:id": [{}, { name: "Bea", organization: null, phone: null }],
 };
 
+/** Valid queries of the operations that need one (`METHOD /path/pattern`); the others take none. */
+export const VALID_QUERIES: Record<string, Record<string, unknown>> = {
+  "GET /v2/facilities": { query: "mercy" },
+};
+
 /** Strings that are not well-formed UTF-16: lone surrogates among any code units. */
 export const utf16 = fc
   .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 })

@@ -15,9 +15,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/contract/index.js";
 import { MedRecords } from "../../src/index.js";
-import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
+import { MAX_BODY_BYTES } from "../../src/shared/request-body.js";
 import { nearValid, show, utf16, VALID_BODIES } from "./arbitraries.js";
 import { FULL, fuzzParams } from "./runs.js";
 

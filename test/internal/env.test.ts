@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MedRecords } from "../../src/client.js";
+import { proxyVariablesSet } from "../../src/core/transport.js";
 import { readEnv } from "../../src/internal/env.js";
-import { proxyConfigured } from "../../src/internal/proxy-env.js";
 
 /**
  * Runs `fn` with a `process` whose environment refuses every read, as Deno
@@ -33,7 +33,7 @@ function withoutEnvAccess<T>(fn: () => T): T {
 describe("environment variables in a runtime that refuses access to them", () => {
   it("reads as unset instead of throwing", () => {
     expect(withoutEnvAccess(() => readEnv("MEDRECORDS_LOG"))).toBeUndefined();
-    expect(withoutEnvAccess(() => proxyConfigured())).toBe(false);
+    expect(withoutEnvAccess(() => proxyVariablesSet())).toEqual([]);
   });
 
   it("a client given its key and base URL is created and keeps its options", () => {

@@ -7,10 +7,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROL_ENDPOINTS } from "../../src/mock/control-api.js";
-import { MAX_BODY_BYTES } from "../../src/mock/handlers/shared.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
+import { MAX_BODY_BYTES } from "../../src/shared/request-body.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";
 
 const START = "2026-03-01T10:00:00.000Z";

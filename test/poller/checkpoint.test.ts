@@ -11,7 +11,8 @@ import {
   MedRecordsError,
   memoryCheckpoint,
 } from "../../src/index.js";
-import { CheckpointCursor, compareInstants } from "../../src/poller/checkpoint.js";
+import { CheckpointCursor } from "../../src/poller/checkpoint.js";
+import { compareInstants } from "../../src/shared/checkpoint-store.js";
 import { tempDir, withoutLease } from "./helpers.js";
 
 const CHECKPOINT: Checkpoint = {

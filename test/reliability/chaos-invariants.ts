@@ -1,5 +1,5 @@
 /** The invariants chaos.test.ts checks over what it observed: pure functions over plain records. */
-import { type Checkpoint, compareInstants } from "../../src/poller/checkpoint.js";
+import { type Checkpoint, compareInstants } from "../../src/shared/checkpoint-store.js";
 
 /**
  * Whether `next` lies before `previous`: an earlier instant, or the same

@@ -43,15 +43,15 @@ import {
   redisCheckpointStore,
 } from "../../src/index.js";
 import { seededRandom } from "../../src/internal/seeded-random.js";
-import type { CheckpointStore } from "../../src/poller/checkpoint.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseStore,
   isCheckpointLeaseStore,
-} from "../../src/poller/checkpoint-lease.js";
+} from "../../src/shared/checkpoint-lease.js";
+import type { CheckpointStore } from "../../src/shared/checkpoint-store.js";
+import type { DedupeStore } from "../../src/shared/dedupe-store.js";
 import { postgresDedupeStore } from "../../src/stores/postgres-dedupe.js";
 import { redisDedupeStore } from "../../src/stores/redis-dedupe.js";
-import type { DedupeStore } from "../../src/webhooks/dedupe.js";
 import { createWebhookHandler } from "../../src/webhooks/handler.js";
 import { toNodeListener } from "../../src/webhooks/node.js";
 import { type ChaosWorkerConfig, checkpointPrefix, countsKey } from "./chaos-config.js";

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MedRecordsError } from "../../src/core/errors.js";
-import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/webhooks/dedupe.js";
+import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/shared/dedupe-store.js";
 import {
   createWebhookHandler,
   type PostgresDedupeStore,

@@ -1,7 +1,7 @@
 /** redisDedupeStore against a real redis-server (MEDRECORDS_TEST_REDIS_URL). */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/webhooks/dedupe.js";
+import { DEFAULT_DEDUPE_LEASE_SECONDS, type DedupeClaim } from "../../src/shared/dedupe-store.js";
 import {
   createWebhookHandler,
   type RedisDedupeClient,

@@ -4,7 +4,7 @@ import {
   DEFAULT_DEDUPE_LEASE_SECONDS,
   type DedupeClaim,
   type DedupeStore,
-} from "../../src/webhooks/dedupe.js";
+} from "../../src/shared/dedupe-store.js";
 import { memoryDedupeStore } from "../../src/webhooks/index.js";
 
 function clock(start = 1_000_000) {

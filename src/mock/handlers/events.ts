@@ -1,13 +1,12 @@
-import { events } from "../../contract/index.js";
-import { bind } from "../bind.js";
+import type { Handlers } from "../bind.js";
 import { getEvent, listEvents } from "../model/event-list.js";
 import type { ModelContext } from "../model/state.js";
-import { type ApiRoute, pageOf } from "./shared.js";
+import { pageOf } from "./shared.js";
 
 /** The event log; the model leaves out (or refuses) the families the key cannot read. */
-export function eventRoutes(ctx: ModelContext): ApiRoute[] {
-  return [
-    bind(ctx, events.list, ({ query, apiKey }) =>
+export function eventHandlers(ctx: ModelContext) {
+  return {
+    listEvents: ({ query, apiKey }) =>
       listEvents(
         ctx,
         apiKey,
@@ -19,7 +18,6 @@ export function eventRoutes(ctx: ModelContext): ApiRoute[] {
         },
         pageOf(query),
       ),
-    ),
-    bind(ctx, events.retrieve, ({ params, apiKey }) => getEvent(ctx, apiKey, params.id)),
-  ];
+    getEvent: ({ params, apiKey }) => getEvent(ctx, apiKey, params.id),
+  } satisfies Partial<Handlers>;
 }

@@ -2,6 +2,7 @@
 import * as z from "zod";
 import type { Operation } from "../../contract/operation.js";
 import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
+import { MAX_BODY_BYTES } from "../../shared/request-body.js";
 import { MockApiError, validationError } from "../http-error.js";
 import type { ApiKeyRecord } from "../model/api-keys.js";
 import type { PathParams } from "../router.js";
@@ -49,14 +50,6 @@ export function apiErrorReply(error: MockApiError): Response {
 
 /** For endpoints that take no query parameters: any parameter is unknown. */
 export const NoQuery = z.strictObject({});
-
-/**
- * Largest API request body read, in bytes (1 MiB). Valid bodies stay far
- * below it (the longest field, an action-response message, is 10 000
- * characters); without a bound a body of about 512 MiB made the runtime fail
- * to build the string and the server answered 500.
- */
-export const MAX_BODY_BYTES = 1_048_576;
 
 /**
  * The body as UTF-8 text, as `request.text()` reads it, refusing one over

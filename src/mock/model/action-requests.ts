@@ -164,7 +164,7 @@ function takeAttachment(
 
 /**
  * Answers the open action request (spec, rules 1 to 6). A message that is
- * not 1 to 10000 characters after trimming is 400 validation_error, before
+ * not 1 to ACTION_RESPONSE_MESSAGE_MAX characters after trimming is 400 validation_error, before
  * anything else. Rejected with 400 action_response_rejected, leaving it open,
  * when: none is open; a required attachment is missing; the attachment is not a usable case-level upload under the
  * request's case (the upload_* reason is named); a PDF is required and the

@@ -4,15 +4,14 @@
  */
 
 import { SCOPES, type Scope } from "../../schemas/scopes.js";
+import { API_KEY_PREFIX } from "../../shared/api-key.js";
 import { MockApiError } from "../http-error.js";
 import { randomBase62 } from "./ids.js";
 
 export { SCOPES, type Scope };
 
-export const API_KEY_PREFIX = "medrecords_sk_live_";
-
 /** The service's key shape: the prefix, then at least 16 visible ASCII characters. */
-const API_KEY_SHAPE = /^medrecords_sk_live_[\x21-\x7e]{16,}$/;
+const API_KEY_SHAPE = new RegExp(`^${API_KEY_PREFIX}[\\x21-\\x7e]{16,}$`);
 
 /** Whether `value` has the shape of one of the service's keys (what the mock accepts to register). */
 export function isApiKeyShaped(value: string): boolean {

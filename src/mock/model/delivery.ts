@@ -1,9 +1,10 @@
 /**
  * The delivery engine (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
- * with the webhook secret and the mock clock's time, POSTs it with a 5 s
- * timeout and no redirects, records it, retries on the mock clock after 1 min,
- * 5 min, 30 min and 2 h, and keeps the failure accounting that disables a
- * webhook after 5 failed events in a row.
+ * with the webhook secret and the mock clock's time, POSTs it with a
+ * WEBHOOK_DELIVERY_TIMEOUT_MS timeout and no redirects, records it, retries on
+ * the mock clock after each of WEBHOOK_RETRY_DELAYS_MS, and keeps the failure
+ * accounting that disables a webhook after WEBHOOK_AUTO_DISABLE_AFTER failed
+ * events in a row.
  *
  * Attempts run on the real event loop (a real receiver answers in real time)
  * while retries wait on the mock clock, so tests call `deliveries.flush()`

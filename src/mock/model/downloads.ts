@@ -32,7 +32,7 @@ export function issueDownload(ctx: ModelContext, file: DownloadFile): IssuedDown
   };
 }
 
-/** The file behind a presigned download token; exactly 3600 s after issue still works. */
+/** The file behind a presigned download token; exactly DOWNLOAD_URL_TTL_SECONDS after issue still works. */
 export function redeemDownload(ctx: ModelContext, token: string): DownloadFile {
   const stored = ctx.state.downloads.get(token);
   if (stored === undefined) throw notFound("The download address does not exist.");

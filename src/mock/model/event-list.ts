@@ -35,7 +35,7 @@ export function eventReadScope(type: string): Scope {
   return type.startsWith("retrieval_request.") ? "retrievals:read" : "webhooks:read";
 }
 
-/** Whether the log still holds an event: 30 days old exactly is kept, a millisecond more is gone. */
+/** Whether the log still holds an event: EVENT_RETENTION_DAYS old exactly is kept, a millisecond more is gone. */
 function isRetained(createdAtMs: number, now: number): boolean {
   return createdAtMs >= now - EVENT_RETENTION_MS;
 }

@@ -12,7 +12,7 @@
  * event id (a hash of type, request id and occurrence) the same on an
  * identical second run; without one, no two services share an event id.
  */
-import { type StoredFacility, seedFacilities } from "./facilities.js";
+import type { StoredFacility } from "./facilities.js";
 import type { StoredRequestor } from "./requestors.js";
 import { refileRetrievalRequest, type StoredRetrievalRequest } from "./retrieval-requests.js";
 import { type ModelContext, nowMs } from "./state.js";
@@ -25,19 +25,6 @@ export interface RetrievalState {
   readonly counters: Map<string, number>;
   /** The latest `public_updated_at` handed out, in epoch ms. */
   lastPublicUpdateMs: number;
-}
-
-/** An empty retrieval family, with the facility directory seeded. */
-export function createRetrievalState(): RetrievalState {
-  const state: RetrievalState = {
-    requests: new Map(),
-    facilities: new Map(),
-    requestors: new Map(),
-    counters: new Map(),
-    lastPublicUpdateMs: Number.NEGATIVE_INFINITY,
-  };
-  seedFacilities(state);
-  return state;
 }
 
 /** The next number of a kind, from 1: the list order of kinds that keep their own (facilities). */

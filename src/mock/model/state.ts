@@ -11,7 +11,7 @@ import type { StoredDocument } from "./documents.js";
 import type { StoredDownload } from "./downloads.js";
 import type { OrderedEvent, StoredEvent } from "./event-log.js";
 import type { IdSource } from "./id-source.js";
-import { createRetrievalState, type RetrievalState } from "./retrieval-state.js";
+import type { RetrievalState } from "./retrieval-state.js";
 import type { StoredUpload } from "./uploads.js";
 import type { LookupHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
@@ -43,23 +43,6 @@ export interface MockState {
   readonly eventOrder: OrderedEvent[];
   /** Retrieval requests, facilities and requestors (retrieval-state.ts). */
   readonly retrieval: RetrievalState;
-}
-
-export function createState(): MockState {
-  return {
-    sequence: 0,
-    caseNumber: 0,
-    cases: new Map(),
-    documents: new Map(),
-    uploads: new Map(),
-    uploadTokens: new Map(),
-    downloads: new Map(),
-    webhooks: new Map(),
-    deliveries: new Map(),
-    events: new Map(),
-    eventOrder: [],
-    retrieval: createRetrievalState(),
-  };
 }
 
 /** What every model function works against. `state` is replaced by `reset()`. */

@@ -1,6 +1,6 @@
 /**
  * Signed uploads: the upload_id (valid 1 h, used once) and its presigned PUT
- * address (valid 15 min), checked like an object store checks a signed URL.
+ * address (valid UPLOAD_URL_TTL_MINUTES), checked like an object store checks a signed URL.
  */
 import {
   type SignUploadRequest,
@@ -60,7 +60,7 @@ export interface UploadPut {
 
 /**
  * Stores the bytes PUT to a presigned address. Checks, in order: the address
- * exists (404), it is at most 15 minutes old (403), Content-Type equals the
+ * exists (404), it is at most UPLOAD_URL_TTL_MINUTES old (403), Content-Type equals the
  * signed file_type (400), Content-Length is present (411) and equals the body
  * length (400). A later PUT overwrites the bytes. Returns the ETag.
  */

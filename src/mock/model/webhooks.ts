@@ -1,5 +1,5 @@
 /**
- * Webhook rules (spec, Webhooks rules 1-6 and States): 20 per organization,
+ * Webhook rules (spec, Webhooks rules 1-6 and States): MAX_WEBHOOKS per organization,
  * unique names, public URLs, a secret shown once, re-enabling that resets the
  * failure count, the rate-limited test, delivery history and redelivery.
  * The mock serves one organization, so "per organization" means per service.
@@ -93,7 +93,7 @@ export async function createWebhook(
   };
 }
 
-/** Newest first, all of them (at most 20, so there is no page). */
+/** Newest first, all of them (at most MAX_WEBHOOKS, so there is no page). */
 export function listWebhooks(ctx: ModelContext): Webhook[] {
   return [...ctx.state.webhooks.values()].sort((a, b) => b.seq - a.seq).map(copy);
 }

@@ -1,4 +1,4 @@
-import { MedRecordsError } from "../core/errors.js";
+import { MedRecordsError } from "../shared/errors.js";
 
 /**
  * A shared store (a dedupe store, a checkpoint store, or the lease it keeps)

@@ -10,8 +10,9 @@
  * past its lease (a long GC pause, a frozen VM) and wakes up can never write
  * over the position of the instance that took over.
  */
-import { MedRecordsError } from "../core/errors.js";
-import type { Checkpoint, CheckpointStore } from "./checkpoint.js";
+
+import type { Checkpoint, CheckpointStore } from "./checkpoint-store.js";
+import { MedRecordsError } from "./errors.js";
 
 /** How long a checkpoint lease lasts without renewal, in seconds: also the longest takeover after the holder dies. */
 export const DEFAULT_CHECKPOINT_LEASE_SECONDS = 30;
@@ -36,7 +37,7 @@ export interface CheckpointLeaseStore extends CheckpointStore {
   release(owner: string): Promise<void>;
   /**
    * Seconds a lease lasts without renewal.
-   * @default 30
+   * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   readonly leaseSeconds: number;
 }

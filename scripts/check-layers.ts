@@ -1,0 +1,252 @@
+/**
+ * Keeps ARCHITECTURE.md's layers true (npm test runs it): every import
+ * between folders of src/ must be an edge the table below allows
+ * (dependencies point down), and no module may reach itself again through
+ * run-time imports (a cycle makes load order decide what is undefined).
+ * Type-only imports (`import type`) count for the layers, not for cycles:
+ * they are erased. Fails naming each offending import.
+ *
+ * `node scripts/check-layers.ts [root]` (root defaults to the repository).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import ts from "typescript";
+
+/**
+ * Which layers each layer may import. A layer is a folder of src/, or one
+ * of the files at its top (`client`, the entry points). Entry points
+ * (`index`, `webhooks-entry`, `mock-entry`, `testing-entry`, `bin`) gather
+ * a public surface and may import any layer below the ones that are theirs.
+ */
+export const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  internal: [],
+  shared: ["internal"],
+  // The generated request and response interfaces (src/types/wire.ts): they import nothing.
+  types: [],
+  schemas: ["types", "shared", "internal"],
+  contract: ["schemas", "shared"],
+  core: ["contract", "schemas", "shared", "internal"],
+  custody: ["core", "contract", "stores", "schemas", "types", "shared", "internal"],
+  // The compile-time checks that hold each generated interface to its schema.
+  "type-checks": ["types", "schemas", "custody"],
+  stores: ["schemas", "shared", "internal"],
+  webhooks: ["schemas", "shared", "internal"],
+  poller: ["core", "stores", "schemas", "shared", "internal"],
+  resources: ["custody", "core", "poller", "contract", "schemas", "shared", "internal"],
+  client: ["resources", "custody", "core", "contract", "schemas", "shared"],
+  openapi: ["contract", "webhooks", "schemas", "shared"],
+  // The inspector's page: browser code the mock serves, importing nothing of the package.
+  inspector: [],
+  mock: ["openapi", "inspector", "webhooks", "contract", "schemas", "shared", "internal"],
+  testing: ["mock", "client", "core", "schemas", "shared", "internal"],
+  cli: [
+    "client",
+    "mock",
+    "openapi",
+    "custody",
+    "poller",
+    "webhooks",
+    "stores",
+    "core",
+    "contract",
+    "schemas",
+    "shared",
+    "internal",
+  ],
+  index: [
+    "client",
+    "resources",
+    "custody",
+    "poller",
+    "stores",
+    "webhooks",
+    "core",
+    "schemas",
+    "shared",
+  ],
+  "webhooks-entry": ["webhooks", "stores", "schemas", "shared"],
+  "mock-entry": ["mock", "schemas", "shared"],
+  "testing-entry": ["testing"],
+  bin: ["cli"],
+};
+
+/**
+ * Layers a layer may reach only lazily (a dynamic `import()`, or `import
+ * type`), never statically: the chain-of-custody log sits beside core, which
+ * loads it only when a log is attached or a file is saved.
+ */
+export const LAZY_LAYERS: Readonly<Record<string, readonly string[]>> = {
+  core: ["custody"],
+};
+
+/** The layer of a file, by its path under src/. */
+export function layerOf(path: string): string {
+  const parts = path.split("/");
+  if (parts.length === 1) {
+    if (path === "index.ts") return "index";
+    if (path === "cli.ts") return "bin";
+    if (path === "client.ts" || path === "client-methods.ts") return "client";
+    return path.replace(/\.ts$/, "");
+  }
+  if (path === "types/wire-checks.ts") return "type-checks";
+  const [folder, file] = parts;
+  if (parts.length === 2 && file === "index.ts" && folder !== undefined) {
+    if (folder === "webhooks" || folder === "mock" || folder === "testing")
+      return `${folder}-entry`;
+  }
+  return folder as string;
+}
+
+export interface Import {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  line: number;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Every relative import of every TypeScript file under `src`, as paths relative to it. */
+export function importsOf(src: string): Import[] {
+  const imports: Import[] = [];
+  for (const file of sourceFiles(src)) {
+    const text = readFileSync(file, "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+    const add = (specifier: string, typeOnly: boolean, node: ts.Node) => {
+      if (!specifier.startsWith(".")) return;
+      const target = resolve(dirname(file), specifier).replace(/\.js$/, ".ts");
+      imports.push({
+        from: relative(src, file).split(sep).join("/"),
+        to: relative(src, target).split(sep).join("/"),
+        typeOnly,
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      });
+    };
+    const visit = (node: ts.Node) => {
+      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+        const clause = node.importClause;
+        const typeOnly =
+          clause !== undefined &&
+          (clause.isTypeOnly ||
+            (clause.name === undefined &&
+              clause.namedBindings !== undefined &&
+              ts.isNamedImports(clause.namedBindings) &&
+              clause.namedBindings.elements.length > 0 &&
+              clause.namedBindings.elements.every((element) => element.isTypeOnly)));
+        add(node.moduleSpecifier.text, typeOnly, node);
+      } else if (
+        ts.isExportDeclaration(node) &&
+        node.moduleSpecifier !== undefined &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      ) {
+        const typeOnly =
+          node.isTypeOnly ||
+          (node.exportClause !== undefined &&
+            ts.isNamedExports(node.exportClause) &&
+            node.exportClause.elements.length > 0 &&
+            node.exportClause.elements.every((element) => element.isTypeOnly));
+        add(node.moduleSpecifier.text, typeOnly, node);
+      } else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] !== undefined &&
+        ts.isStringLiteral(node.arguments[0])
+      ) {
+        // A dynamic import loads on use: a layer edge, but not a load-order cycle.
+        add(node.arguments[0].text, true, node);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return imports;
+}
+
+/** Imports across layers that the table does not allow. */
+export function layerViolations(imports: readonly Import[]): string[] {
+  return imports.flatMap((edge) => {
+    const from = layerOf(edge.from);
+    const to = layerOf(edge.to);
+    if (from === to) return [];
+    const allowed = LAYERS[from];
+    if (allowed === undefined) return [`src/${edge.from}: layer "${from}" is not in the table`];
+    if (edge.typeOnly && LAZY_LAYERS[from]?.includes(to)) return [];
+    return allowed.includes(to)
+      ? []
+      : [
+          `src/${edge.from}:${edge.line} imports src/${edge.to}: "${from}" may not import "${to}" (it may import ${allowed.join(", ") || "nothing"})`,
+        ];
+  });
+}
+
+/** Each cycle of run-time imports, once, as the files along it. */
+export function runtimeCycles(imports: readonly Import[]): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const edge of imports) {
+    if (edge.typeOnly) continue;
+    graph.set(edge.from, [...(graph.get(edge.from) ?? []), edge.to]);
+  }
+  // Tarjan's strongly connected components: each one of more than one file holds a cycle.
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (node: string) => {
+    indices.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node) as number, indices.get(next) as number));
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string | undefined;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      const selfImport = (graph.get(node) ?? []).includes(node);
+      if (component.length > 1 || selfImport) cycles.push(component.reverse());
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) connect(node);
+  return cycles;
+}
+
+/** Every problem under `root`/src, as lines to print. */
+export function checkLayers(root: string): string[] {
+  const imports = importsOf(join(root, "src"));
+  const cycles = runtimeCycles(imports).map(
+    (files) => `run-time import cycle: ${files.map((f) => `src/${f}`).join(" -> ")} -> (again)`,
+  );
+  return [...layerViolations(imports), ...cycles];
+}
+
+if (import.meta.main) {
+  const root = resolve(process.argv[2] ?? join(import.meta.dirname, ".."));
+  const problems = checkLayers(root);
+  if (problems.length > 0) {
+    console.error(
+      `Layers (ARCHITECTURE.md): ${problems.length} problem(s)\n${problems.join("\n")}`,
+    );
+    process.exitCode = 1;
+  } else {
+    console.log("Layers (ARCHITECTURE.md): every import points down, no run-time cycle.");
+  }
+}

@@ -1,0 +1,16 @@
+import { transportFor } from "../core/transport.js";
+import { CommandError } from "./usage-error.js";
+
+/**
+ * The `fetch` a command's API calls go through: the client's own transport
+ * (the environment's proxy used, or refused with what to do; never
+ * bypassed), unless a test gave its own.
+ */
+export function commandFetch(given: typeof fetch | undefined): typeof fetch {
+  if (given !== undefined) return given;
+  try {
+    return transportFor({}).fetch;
+  } catch (error) {
+    throw new CommandError(error instanceof Error ? error.message : String(error));
+  }
+}
