@@ -41,6 +41,7 @@ const SUITES = [
   "poller",
   "mock-http",
   "mock-snapshot",
+  "mock-lists",
   "listen",
   "bundle-size",
 ] as const;

@@ -149,7 +149,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   if (env.REDIS_URL) {
     // Loaded only when asked for: `redis` is an optional peer dependency.
     const { createClient } = await import("redis");
-    const redis = await createClient({ url: env.REDIS_URL }).connect();
+    // Commands fail at once while Redis is down (503) instead of queuing (docs/stores.md).
+    const redis = createClient({ url: env.REDIS_URL, disableOfflineQueue: true });
+    redis.on("error", (error: Error) => console.error("redis:", error.message));
+    await redis.connect();
     dedupe = redisDedupeStore({ client: redis });
     closeRedis = async () => {
       await redis.quit();

@@ -2,11 +2,15 @@
  * Event-log catch-up (docs/spec-decisions.md, "Catch-up poller"): processes every event of the log
  * newer than a checkpoint, oldest first, at least once.
  *
- * The log lists newest first. A run lists from the checkpoint, follows
- * `next` to the last page (the oldest events) keeping only the page in hand,
- * then walks back with `previous`, handing each page's events over in
- * reverse. Memory is one page whatever the backlog; events created during
- * the walk are picked up on its way back. The checkpoint advances per event
+ * The log lists newest first. A run lists from the checkpoint: when that one
+ * page holds the whole backlog (the usual run), its events are handed over in
+ * reverse. Otherwise the run walks forward in time windows of about a page
+ * each (`created_after` inclusive, `created_before` exclusive: adjacent
+ * windows neither overlap nor leave a gap), each page reversed, one pass over
+ * the backlog with one page in memory (src/poller/time-windows.ts sizes the
+ * windows); a millisecond holding more than a page is walked whole, `next` to
+ * its oldest page and `previous` back. The last window is open-ended, so
+ * events created during the walk are picked up. The checkpoint advances per event
  * once `onEvent` resolved and is saved after each page (and before a failing
  * `onEvent`'s error propagates), so a crash at any point replays at most the
  * unsaved events of one page and loses none.
@@ -26,6 +30,7 @@ import {
   type Checkpoint,
   type CheckpointStore,
   compareInstants,
+  instantOf,
 } from "../shared/checkpoint-store.js";
 import { claimChecked, type DedupeStore } from "../shared/dedupe-store.js";
 import { MedRecordsError } from "../shared/errors.js";
@@ -35,6 +40,7 @@ import type { CatchUpEvent, CatchUpEventHandlers, HandledLogType } from "./catch
 import { assertCheckpointPossible, CheckpointCursor } from "./checkpoint.js";
 import { LeaseHold, LeaseLost } from "./lease-hold.js";
 import { memoryCheckpoint } from "./memory-checkpoint.js";
+import { TimeWindows } from "./time-windows.js";
 
 /** One page of the event log as the poller reads it. */
 export interface EventLogPage {
@@ -456,15 +462,8 @@ class EventCatchUp implements CatchUpPoller {
       }
     }
 
-    // To the oldest page, holding one page at a time.
-    while (page.next !== null) {
-      if (this.#stopping) return result();
-      walk.follow("next", page.next);
-      page = this.#hold(await this.#reader.follow(page.next));
-    }
-
-    // Back to the newest, each page oldest first.
-    for (;;) {
+    /** Hands `page`'s events over oldest first and saves; true when the run must stop (an event in progress elsewhere). */
+    const handOver = async (page: EventLogPage): Promise<boolean> => {
       for (let i = page.results.length - 1; i >= 0; i--) {
         const event = page.results[i] as AnyEvent;
         if (position.covers(event)) continue;
@@ -492,9 +491,55 @@ class EventCatchUp implements CatchUpPoller {
         unsaved = true;
       }
       await save();
-      if (inProgress > 0 || page.previous === null || this.#stopping) break;
-      walk.follow("previous", page.previous);
-      page = this.#hold(await this.#reader.follow(page.previous));
+      return inProgress > 0;
+    };
+
+    // The whole backlog in one page (the usual run): oldest first, done.
+    if (page.next === null) {
+      await handOver(page);
+      this[diagnostics].eventsHeld = 0;
+      return result();
+    }
+
+    // More than a page: forward in time windows of about a page each, each
+    // page reversed (src/poller/time-windows.ts). Without a checkpoint, from
+    // the retention horizon (the epoch when the service's time is unknown).
+    let nowMs = nowOf(page);
+    const start =
+      position.snapshot()?.created_at ??
+      new Date(
+        page.serverTimeMs === undefined ? 0 : page.serverTimeMs - EVENT_RETENTION_MS,
+      ).toISOString();
+    const windows = new TimeWindows(start, this.#pageSize, spanOf(page));
+    for (;;) {
+      if (this.#stopping) break;
+      const window = windows.next(nowMs);
+      const bounded: EventListParams = { ...query, created_after: window.after };
+      if (window.before !== undefined) bounded.created_before = window.before;
+      page = this.#hold(await this.#reader.list(bounded));
+      nowMs = nowOf(page);
+      if (page.next === null) {
+        if (await handOver(page)) break;
+        if (!windows.complete(page.results.length)) break;
+        continue;
+      }
+      if (windows.full(spanOf(page).newestMs, spanOf(page).oldestMs)) continue;
+      // One millisecond holding more than a page: to its oldest page, then back.
+      let count = page.results.length;
+      while (page.next !== null) {
+        if (this.#stopping) return result();
+        walk.follow("next", page.next);
+        page = this.#hold(await this.#reader.follow(page.next));
+        count += page.results.length;
+      }
+      let stop = false;
+      for (;;) {
+        stop = await handOver(page);
+        if (stop || page.previous === null || this.#stopping) break;
+        walk.follow("previous", page.previous);
+        page = this.#hold(await this.#reader.follow(page.previous));
+      }
+      if (stop || !windows.complete(count)) break;
     }
     this[diagnostics].eventsHeld = 0;
     return result();
@@ -568,6 +613,21 @@ class EventCatchUp implements CatchUpPoller {
     this.#failures = undefined;
     return "dead_letter";
   }
+}
+
+/** A time no event of the log can be newer than, as of `page`'s answer: the service's next second (this machine's when unknown). */
+function nowOf(page: EventLogPage): number {
+  return (page.serverTimeMs ?? Date.now()) + 1000;
+}
+
+/** The times of a page's newest and oldest events (it lists newest first). */
+function spanOf(page: EventLogPage): { newestMs: number; oldestMs: number } {
+  const newest = page.results[0];
+  const oldest = page.results[page.results.length - 1];
+  if (newest === undefined || oldest === undefined) {
+    throw new MedRecordsError("The event log answered an empty page with a `next` link.");
+  }
+  return { newestMs: instantOf(newest.created_at).ms, oldestMs: instantOf(oldest.created_at).ms };
 }
 
 /** What became of one event. */

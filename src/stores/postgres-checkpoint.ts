@@ -7,6 +7,7 @@ import {
   ownerArgument,
 } from "../shared/checkpoint-lease.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
+import { guardPoolErrors } from "./guards.js";
 import { parseCheckpoint } from "./parse-checkpoint.js";
 import { type PostgresQueryable, quoteTableName, tableCreator } from "./postgres.js";
 
@@ -76,6 +77,8 @@ export function postgresCheckpointStore(
   if (typeof pool?.query !== "function") {
     throw new TypeError(`${fn}: \`pool\` must be a pg.Pool or pg.Client (an object with query()).`);
   }
+  guardPoolErrors(pool);
+
   const name = options.name ?? "default";
   if (typeof name !== "string" || name === "") {
     throw new TypeError(`${fn}: \`name\` must be a non-empty string.`);

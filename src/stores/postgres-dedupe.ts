@@ -6,6 +6,7 @@ import {
 } from "../shared/dedupe-store.js";
 import { MedRecordsError } from "../shared/errors.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
+import { guardPoolErrors } from "./guards.js";
 import {
   type PostgresPool,
   type PostgresPoolClient,
@@ -130,6 +131,8 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
       "postgresDedupeStore: `pool` must be a pg.Pool (an object with query() and connect()).",
     );
   }
+  guardPoolErrors(pool);
+
   const tableName = options.table ?? "medrecords_processed_events";
   const table = quoteTableName(tableName, "postgresDedupeStore");
   const leaseSeconds = checkLeaseSeconds(options.leaseSeconds, "postgresDedupeStore");
@@ -205,6 +208,8 @@ export function postgresDedupeStore(options: PostgresDedupeStoreOptions): Postgr
         throw new TypeError("postgresDedupeStore.withClaim: `effect` must be a function.");
       }
       const client = await store("withClaim", () => pool.connect());
+      // Checked out, it has no pool listening for its `error` either (guards.ts).
+      guardPoolErrors(client);
       let broken: Error | undefined;
       // The effect's own error, and this call's refusals, pass as they are; the
       // rest comes from the store's statements and names the store.

@@ -8,6 +8,7 @@ import {
 } from "../shared/checkpoint-lease.js";
 import { instantOf } from "../shared/checkpoint-store.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
+import { commandTimeoutOption, withDeadline } from "./guards.js";
 import { parseCheckpoint } from "./parse-checkpoint.js";
 
 /**
@@ -56,6 +57,14 @@ export interface RedisCheckpointStoreOptions {
    * @default DEFAULT_CHECKPOINT_LEASE_SECONDS
    */
   leaseSeconds?: number;
+  /**
+   * How long one Redis command may take, in ms; a later answer is a
+   * `StoreUnavailableError` (the run stops, the checkpoint where it was).
+   * Guards against a Redis that is down while node-redis queues commands
+   * (create the client with `disableOfflineQueue: true` to have them fail at once).
+   * @default 5_000
+   */
+  commandTimeoutMs?: number;
 }
 
 // Each script reads Redis's own clock (TIME), so that every instance measures
@@ -141,12 +150,13 @@ export function redisCheckpointStore(options: RedisCheckpointStoreOptions): Chec
   if (typeof prefix !== "string") throw new TypeError(`${fn}: \`prefix\` must be a string.`);
   const leaseSeconds = leaseSecondsOption(options.leaseSeconds, fn);
   const leaseMs = Math.max(1, Math.ceil(leaseSeconds * 1000));
+  const timeoutMs = commandTimeoutOption(options.commandTimeoutMs, fn);
   const key = `${prefix}${name}`;
   const where = `The checkpoint in the Redis key ${JSON.stringify(key)}`;
   const storeName = `${fn} (key ${JSON.stringify(key)})`;
   const run = async (operation: string, script: string, args: string[]) => {
     try {
-      return await client.eval(script, { keys: [key], arguments: args });
+      return await withDeadline(client.eval(script, { keys: [key], arguments: args }), timeoutMs);
     } catch (error) {
       throw new StoreUnavailableError(storeName, operation, error);
     }

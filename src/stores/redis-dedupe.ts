@@ -5,6 +5,7 @@ import {
   newLeaseToken,
 } from "../shared/dedupe-store.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
+import { commandTimeoutOption, withDeadline } from "./guards.js";
 
 /**
  * What the Redis dedupe store needs of a client: node-redis (`redis` v4 to
@@ -49,6 +50,15 @@ export interface RedisDedupeStoreOptions {
    * @default DEFAULT_DEDUPE_LEASE_SECONDS
    */
   leaseSeconds?: number;
+  /**
+   * How long one Redis command may take, in ms; a later answer is a
+   * `StoreUnavailableError` (the webhook handler answers 503 and runs
+   * nothing). Guards against a Redis that is down while node-redis queues
+   * commands (create the client with `disableOfflineQueue: true` to have
+   * them fail at once).
+   * @default 5_000
+   */
+  commandTimeoutMs?: number;
 }
 
 /** The key's value while done; a lease holds `lease:<token>`. */
@@ -108,6 +118,7 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore 
     throw new TypeError("redisDedupeStore: `prefix` must be a string.");
   }
   const leaseMs = Math.ceil(checkLeaseSeconds(options.leaseSeconds, "redisDedupeStore") * 1000);
+  const timeoutMs = commandTimeoutOption(options.commandTimeoutMs, "redisDedupeStore");
   const name = `redisDedupeStore (prefix ${JSON.stringify(prefix)})`;
   const keyOf = (id: unknown) => {
     if (typeof id !== "string" || id === "") {
@@ -117,7 +128,7 @@ export function redisDedupeStore(options: RedisDedupeStoreOptions): DedupeStore 
   };
   const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
     try {
-      return await run();
+      return await withDeadline(run(), timeoutMs);
     } catch (error) {
       throw new StoreUnavailableError(name, operation, error);
     }

@@ -6,7 +6,12 @@
  * poller's runs; it used to loop forever (2 000 requests a second, 0 items).
  */
 import { describe, expect, it } from "vitest";
-import { MedRecords, MedRecordsError, PaginationLoopError } from "../../src/index.js";
+import {
+  MedRecords,
+  MedRecordsError,
+  memoryCheckpoint,
+  PaginationLoopError,
+} from "../../src/index.js";
 import { createMockService } from "../../src/mock/index.js";
 import { API_KEY, BASE_URL, json, sampleCase, scriptedFetch } from "../helpers/scripted-fetch.js";
 import { emitMany, START } from "../poller/helpers.js";
@@ -75,7 +80,8 @@ describe("client list walks", () => {
 describe("the catch-up poller", () => {
   it("a `next` link of the event log that repeats itself fails the run with a PaginationLoopError", async () => {
     const mock = createMockService({ now: START, delivery: "inbox" });
-    emitMany(mock, 6);
+    // One millisecond holding more than a page: the poller walks it with `next`.
+    emitMany(mock, 6, 1_000);
     let requests = 0;
     const fetch: typeof globalThis.fetch = async (input, init) => {
       requests += 1;
@@ -95,9 +101,14 @@ describe("the catch-up poller", () => {
       maxRetries: 0,
     });
     const seen: string[] = [];
-    const poller = mr.events.catchUp({ pageSize: 2, onEvent: (event) => void seen.push(event.id) });
+    const poller = mr.events.catchUp({
+      checkpoint: memoryCheckpoint({ created_at: START, ids_at_created_at: [] }),
+      pageSize: 2,
+      onEvent: (event) => void seen.push(event.id),
+    });
     await expect(poller.runOnce()).rejects.toThrow(PaginationLoopError);
-    expect(requests).toBe(2);
+    // The page from the checkpoint, the millisecond's window, its `next` (which names itself).
+    expect(requests).toBe(3);
     expect(seen).toEqual([]);
   });
 });

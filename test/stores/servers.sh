@@ -4,6 +4,7 @@
 #   eval "$(bash test/stores/servers.sh start DIR)"   # prints the two exports
 #   npx vitest run test/stores
 #   bash test/stores/servers.sh stop DIR
+#   bash test/stores/servers.sh redis-down|redis-up|postgres-down|postgres-up DIR
 #
 # `start` installs redis-server and postgresql with apt-get when they are
 # missing (as root; `apt-get update` only if the first install fails), then
@@ -12,10 +13,14 @@
 # initdb (run as the `postgres` user when root, as PostgreSQL refuses to run
 # as root) with a `medrecords` role and database. Only the export lines go to
 # stdout; progress goes to stderr. `stop` stops both and deletes DIR.
+# `redis-down`/`postgres-down` stop one server (Redis as `SHUTDOWN NOSAVE`, a
+# restart without persistence; PostgreSQL in `fast` mode, connections cut),
+# `redis-up`/`postgres-up` start it again on the same port and data: what
+# test/reliability/store-restarts.test.ts does to the stores mid-processing.
 set -euo pipefail
 
 usage() {
-  echo "usage: bash test/stores/servers.sh start|stop DIR" >&2
+  echo "usage: bash test/stores/servers.sh start|stop|redis-down|redis-up|postgres-down|postgres-up DIR" >&2
   exit 2
 }
 [ "$#" -eq 2 ] || usage
@@ -76,14 +81,8 @@ start() {
 
   local redis_port
   redis_port="$(free_port)"
-  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no \
-    --daemonize yes --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
   echo "$redis_port" >"$dir/redis.port"
-  for _ in $(seq 1 100); do
-    redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null 2>&1 && break
-    sleep 0.1
-  done
-  redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null
+  redis_up
   log "redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') on 127.0.0.1:$redis_port"
 
   local bin pg_port
@@ -101,14 +100,8 @@ start() {
     cat "$dir/pg-initdb.log" >&2
     exit 1
   }
-  # Unix socket in the data's own directory, TCP on loopback only, no fsync: throw-away data.
-  as_owner "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $dir/pg -c fsync=off -c max_connections=200" \
-    start >&2 || {
-    cat "$dir/pg/server.log" >&2
-    exit 1
-  }
   echo "$pg_port" >"$dir/pg.port"
+  postgres_up
   as_owner "$bin/psql" -h "$dir/pg" -p "$pg_port" -U postgres -d postgres -v ON_ERROR_STOP=1 -q \
     -c "CREATE ROLE medrecords LOGIN PASSWORD 'medrecords'" \
     -c "CREATE DATABASE medrecords OWNER medrecords" >&2
@@ -116,6 +109,42 @@ start() {
 
   echo "export MEDRECORDS_TEST_REDIS_URL=redis://127.0.0.1:$redis_port"
   echo "export MEDRECORDS_TEST_POSTGRES_URL=postgres://medrecords:medrecords@127.0.0.1:$pg_port/medrecords"
+}
+
+redis_up() {
+  local redis_port
+  redis_port="$(cat "$dir/redis.port")"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no \
+    --daemonize yes --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
+  for _ in $(seq 1 100); do
+    redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null
+}
+
+redis_down() {
+  redis-cli -h 127.0.0.1 -p "$(cat "$dir/redis.port")" shutdown nosave >/dev/null 2>&1 || true
+  for _ in $(seq 1 100); do
+    redis-cli -h 127.0.0.1 -p "$(cat "$dir/redis.port")" ping >/dev/null 2>&1 || return 0
+    sleep 0.1
+  done
+}
+
+postgres_up() {
+  local pg_port
+  pg_port="$(cat "$dir/pg.port")"
+  # Unix socket in the data's own directory, TCP on loopback only, no fsync: throw-away data.
+  as_owner "$(postgres_bin)/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $dir/pg -c fsync=off -c max_connections=200" \
+    start >&2 || {
+    cat "$dir/pg/server.log" >&2
+    exit 1
+  }
+}
+
+postgres_down() {
+  as_owner "$(postgres_bin)/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null
 }
 
 stop() {
@@ -132,5 +161,9 @@ stop() {
 case "$action" in
   start) start ;;
   stop) stop ;;
+  redis-down) redis_down ;;
+  redis-up) redis_up ;;
+  postgres-down) postgres_down ;;
+  postgres-up) postgres_up ;;
   *) usage ;;
 esac

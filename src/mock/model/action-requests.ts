@@ -16,6 +16,7 @@ import {
   actionRequestFields,
   findRetrievalRequest,
   openActionRequestOf,
+  refileRetrievalRequest,
   type StoredRetrievalRequest,
 } from "./retrieval-requests.js";
 import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
@@ -85,6 +86,7 @@ export function openActionRequest(
   stored.pendingActionRequestId = actionRequest.id;
   stored.value.status = "action_required";
   stored.value.action_required_reason = actionRequest.reason;
+  refileRetrievalRequest(ctx, stored);
   emitStatusChanged(ctx, stored, null);
   emitActionRequired(ctx, stored, actionRequest, null);
   return actionRequestFields(actionRequest);
@@ -242,6 +244,7 @@ export function respondToActionRequest(
   stored.pendingActionRequestId = null;
   stored.value.status = "processing";
   stored.value.action_required_reason = null;
+  refileRetrievalRequest(ctx, stored);
   emitStatusChanged(ctx, stored, responder.requestId);
   return {
     id: open.id,

@@ -1,7 +1,8 @@
 /** Case rules: creation defaults, case numbers, partial updates. */
 import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../schemas/cases.js";
 import { notFound } from "../http-error.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { MapListIndex } from "./list-index.js";
+import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
 /** A case as the API returns it: every field present, unset ones null. */
@@ -23,6 +24,13 @@ export interface CaseRecord {
   created_at: string;
   updated_at: string;
 }
+
+/** Cases in creation order, and by `external_id` (a filter, and a PATCH can change it). */
+const caseIndex = new MapListIndex<Stored<CaseRecord>>({
+  keyOf: (stored) => stored.seq,
+  bucketsOf: ({ value }) =>
+    value.external_id === null ? [] : [`external_id:${value.external_id}`],
+});
 
 export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
   const { state } = ctx;
@@ -46,7 +54,9 @@ export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
     created_at: now,
     updated_at: now,
   };
-  state.cases.set(record.id, { seq: nextSequence(state), value: record });
+  const stored = { seq: nextSequence(state), value: record };
+  state.cases.set(record.id, stored);
+  caseIndex.added(state.cases, stored);
   return { ...record };
 }
 
@@ -66,7 +76,10 @@ export function getCase(ctx: ModelContext, caseId: string): CaseRecord {
 }
 
 export function updateCase(ctx: ModelContext, caseId: string, patch: CaseUpdate): CaseRecord {
-  return applyPatch(ctx, findCase(ctx, caseId), patch);
+  const stored = findCase(ctx, caseId);
+  const updated = applyPatch(ctx, stored, patch);
+  caseIndex.changed(ctx.state.cases, stored);
+  return updated;
 }
 
 export interface CaseFilters {
@@ -80,9 +93,15 @@ export function listCases(
   page: PageRequest,
 ): Page<CaseRecord> {
   const { external_id } = filters;
-  const matching = [...ctx.state.cases.values()].filter(
-    ({ value }) => external_id === undefined || value.external_id === external_id,
+  const list = caseIndex
+    .of(ctx.state.cases)
+    .list(external_id === undefined ? undefined : `external_id:${external_id}`);
+  const result = paginateSorted(
+    list,
+    seqKey,
+    (stored) => external_id === undefined || stored.value.external_id === external_id,
+    page,
+    1,
   );
-  const result = paginate(matching, (stored) => stored.seq, page);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }

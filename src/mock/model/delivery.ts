@@ -28,6 +28,7 @@ import {
   pinnedFetch,
 } from "./delivery-transport.js";
 import { appendEvent, type EventLogEntry } from "./event-log.js";
+import { MapListIndex } from "./list-index.js";
 import { type MockState, type ModelContext, nextSequence, nowMs, type Stored } from "./state.js";
 import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
 import type { StoredWebhook } from "./webhooks.js";
@@ -428,6 +429,15 @@ export interface StoredDelivery extends Stored<WebhookDelivery> {
   readonly event: OutgoingEvent;
 }
 
+/**
+ * Every webhook's deliveries in sequence order (attempts may finish out of
+ * it: they are filed by sequence), by webhook, for `GET /v2/webhooks/{id}/deliveries`.
+ */
+export const deliveryIndex = new MapListIndex<StoredDelivery>({
+  keyOf: (stored) => stored.seq,
+  bucketsOf: ({ value }) => [`webhook:${value.webhook_id}`],
+});
+
 export interface AttemptKind {
   /** @default false */
   isTest?: boolean;
@@ -465,7 +475,9 @@ export function recordAttempt(
     is_test: kind.isTest ?? false,
     is_redelivery: kind.isRedelivery ?? false,
   };
-  state.deliveries.set(record.id, { seq: outcome.seq, value: record, event });
+  const stored: StoredDelivery = { seq: outcome.seq, value: record, event };
+  state.deliveries.set(record.id, stored);
+  deliveryIndex.added(state.deliveries, stored);
   return { ...record };
 }
 

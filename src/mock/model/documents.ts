@@ -3,7 +3,8 @@ import type { DocumentCreate, DocumentUpdate } from "../../schemas/documents.js"
 import { notFound } from "../http-error.js";
 import { assertCaseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { MapListIndex } from "./list-index.js";
+import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 import { checkUpload } from "./uploads.js";
 
@@ -24,6 +25,19 @@ export interface StoredDocument extends Stored<DocumentRecord> {
   /** Taken at creation: a later PUT to the same upload address does not change the document. */
   readonly bytes: Uint8Array;
 }
+
+/**
+ * Documents in creation order, by case, by `archived` (a PATCH moves it) and
+ * by both: each filter and their combination reads only what it lists.
+ */
+const documentIndex = new MapListIndex<StoredDocument>({
+  keyOf: (stored) => stored.seq,
+  bucketsOf: ({ value }) => [
+    `case_id:${value.case_id}`,
+    `archived:${value.archived}`,
+    `case_id:${value.case_id}:archived:${value.archived}`,
+  ],
+});
 
 export function createDocument(
   ctx: ModelContext,
@@ -52,7 +66,9 @@ export function createDocument(
     updated_at: now,
   };
   const { state } = ctx;
-  state.documents.set(record.id, { seq: nextSequence(state), value: record, bytes });
+  const stored: StoredDocument = { seq: nextSequence(state), value: record, bytes };
+  state.documents.set(record.id, stored);
+  documentIndex.added(state.documents, stored);
   return { ...record };
 }
 
@@ -71,7 +87,10 @@ export function updateDocument(
   documentId: string,
   patch: DocumentUpdate,
 ): DocumentRecord {
-  return applyPatch(ctx, findDocument(ctx, documentId), patch);
+  const stored = findDocument(ctx, documentId);
+  const updated = applyPatch(ctx, stored, patch);
+  documentIndex.changed(ctx.state.documents, stored);
+  return updated;
 }
 
 export interface DocumentFilters {
@@ -85,12 +104,23 @@ export function listDocuments(
   filters: DocumentFilters,
   page: PageRequest,
 ): Page<DocumentRecord> {
-  const matching = [...ctx.state.documents.values()].filter(
+  const { case_id, archived } = filters;
+  const bucket = [
+    case_id === undefined ? "" : `case_id:${case_id}`,
+    archived === undefined ? "" : `archived:${archived}`,
+  ]
+    .filter(Boolean)
+    .join(":");
+  const list = documentIndex.of(ctx.state.documents).list(bucket === "" ? undefined : bucket);
+  const result = paginateSorted(
+    list,
+    seqKey,
     ({ value }) =>
-      (filters.case_id === undefined || value.case_id === filters.case_id) &&
-      (filters.archived === undefined || value.archived === filters.archived),
+      (case_id === undefined || value.case_id === case_id) &&
+      (archived === undefined || value.archived === archived),
+    page,
+    1,
   );
-  const result = paginate(matching, (stored) => stored.seq, page);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }
 

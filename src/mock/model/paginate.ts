@@ -185,6 +185,9 @@ export function paginateSorted<T>(
   };
 }
 
+/** The key of an item listed in creation order, for `paginateSorted`. */
+export const seqKey = (item: { readonly seq: number }): readonly number[] => [item.seq];
+
 /**
  * The list envelope with absolute `next`/`previous` links: the API origin and
  * the request's path, keeping its filters and limit, with `cursor` replaced.

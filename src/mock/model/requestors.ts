@@ -1,11 +1,15 @@
 /** Retrieval profiles (requestors): created alone or inline in a retrieval request. */
 import type { Requestor, RequestorCreate, RequestorUpdate } from "../../schemas/requestors.js";
 import { notFound } from "../http-error.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { MapListIndex } from "./list-index.js";
+import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { nextRetrievalId } from "./retrieval-state.js";
 import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
 
 export type StoredRequestor = Stored<Requestor>;
+
+/** Requestors in creation order. */
+const requestorIndex = new MapListIndex<StoredRequestor>({ keyOf: (stored) => stored.seq });
 
 export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requestor {
   const now = nowIso(ctx);
@@ -18,10 +22,10 @@ export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requ
     created_at: now,
     updated_at: now,
   };
-  ctx.state.retrieval.requestors.set(requestor.id, {
-    seq: nextSequence(ctx.state),
-    value: requestor,
-  });
+  const stored: StoredRequestor = { seq: nextSequence(ctx.state), value: requestor };
+  const { requestors } = ctx.state.retrieval;
+  requestors.set(requestor.id, stored);
+  requestorIndex.added(requestors, stored);
   return { ...requestor };
 }
 
@@ -44,6 +48,7 @@ export function updateRequestor(
 }
 
 export function listRequestors(ctx: ModelContext, page: PageRequest): Page<Requestor> {
-  const result = paginate(ctx.state.retrieval.requestors.values(), (stored) => stored.seq, page);
+  const list = requestorIndex.of(ctx.state.retrieval.requestors).list();
+  const result = paginateSorted(list, seqKey, () => true, page, 1);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }

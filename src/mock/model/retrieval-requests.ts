@@ -18,7 +18,8 @@ import type { MockActionRequest } from "./action-requests.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { MapListIndex } from "./list-index.js";
+import { type Page, type PageRequest, paginate, paginateSorted, seqKey } from "./paginate.js";
 import { createRequestor, getRequestor } from "./requestors.js";
 import { nextPublicUpdateMs, nextRetrievalId } from "./retrieval-state.js";
 import { type ModelContext, nextSequence, type Stored } from "./state.js";
@@ -106,6 +107,38 @@ export interface StoredRetrievalRequest extends Stored<RetrievalRequestRecord> {
   pendingActionRequestId: string | null;
 }
 
+/**
+ * Retrieval requests in creation order, by case, status, both, and
+ * `external_id`; and, for `updated_since`, by `public_updated_at` (negated:
+ * lists show the greatest key first, that order the oldest change first).
+ */
+const requestIndex = new MapListIndex<StoredRetrievalRequest>({
+  keyOf: (stored) => stored.seq,
+  bucketsOf: ({ value }) => [
+    `case_id:${value.case_id}`,
+    `status:${value.status}`,
+    `case_id:${value.case_id}:status:${value.status}`,
+    ...(value.external_id === null ? [] : [`external_id:${value.external_id}`]),
+  ],
+});
+const changeIndex = new MapListIndex<StoredRetrievalRequest>({
+  keyOf: (stored) => -Date.parse(stored.value.public_updated_at),
+});
+
+/** After a request's status or `public_updated_at` changed: refiled in the lists' indexes. */
+export function refileRetrievalRequest(ctx: ModelContext, stored: StoredRetrievalRequest): void {
+  const { requests } = ctx.state.retrieval;
+  requestIndex.changed(requests, stored);
+  changeIndex.changed(requests, stored);
+}
+
+function fileRetrievalRequest(ctx: ModelContext, stored: StoredRetrievalRequest): void {
+  const { requests } = ctx.state.retrieval;
+  requests.set(stored.value.id, stored);
+  requestIndex.added(requests, stored);
+  changeIndex.added(requests, stored);
+}
+
 export function findRetrievalRequest(ctx: ModelContext, id: string): StoredRetrievalRequest {
   const stored = ctx.state.retrieval.requests.get(id);
   if (stored === undefined) throw notFound("The retrieval request does not exist.");
@@ -190,20 +223,46 @@ export function listRetrievalRequests(
 ): RetrievalRequestPage {
   const sinceMs =
     filters.updated_since === undefined ? undefined : Date.parse(filters.updated_since);
-  const matching = [...ctx.state.retrieval.requests.values()].filter(
-    ({ value }) =>
-      (filters.case_id === undefined || value.case_id === filters.case_id) &&
-      (filters.status === undefined || value.status === filters.status) &&
-      (filters.external_id === undefined || value.external_id === filters.external_id) &&
-      (sinceMs === undefined || Date.parse(value.public_updated_at) > sinceMs),
-  );
-  const result =
-    sinceMs === undefined
-      ? paginate(matching, (stored) => stored.seq, page)
-      : // Keyset pagination lists the greatest key first; the negated
-        // public_updated_at (unique, see retrieval-state.ts) makes that the
-        // oldest change first, and a cursor still names a position.
-        paginate(matching, (stored) => -Date.parse(stored.value.public_updated_at), page);
+  const { case_id, status, external_id } = filters;
+  const matches = ({ value }: StoredRetrievalRequest): boolean =>
+    (case_id === undefined || value.case_id === case_id) &&
+    (status === undefined || value.status === status) &&
+    (external_id === undefined || value.external_id === external_id);
+  const { requests } = ctx.state.retrieval;
+  let result: Page<StoredRetrievalRequest>;
+  if (sinceMs === undefined) {
+    // The narrowest bucket the filters name; `matches` checks the rest.
+    const bucket =
+      external_id !== undefined
+        ? `external_id:${external_id}`
+        : case_id !== undefined && status !== undefined
+          ? `case_id:${case_id}:status:${status}`
+          : case_id !== undefined
+            ? `case_id:${case_id}`
+            : status !== undefined
+              ? `status:${status}`
+              : undefined;
+    result = paginateSorted(requestIndex.of(requests).list(bucket), seqKey, matches, page, 1);
+  } else {
+    // Keyset pagination lists the greatest key first; the negated
+    // public_updated_at (unique, see retrieval-state.ts) makes that the
+    // oldest change first, and a cursor still names a position. The changes
+    // after `updated_since` are the greatest keys: the range ends where the
+    // negated key reaches it.
+    const changes = changeIndex.of(requests).list();
+    const key = (stored: StoredRetrievalRequest) => -Date.parse(stored.value.public_updated_at);
+    let lo = 0;
+    let hi = changes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (key(changes[mid] as StoredRetrievalRequest) < -sinceMs) lo = mid + 1;
+      else hi = mid;
+    }
+    result = paginateSorted(changes, (stored) => [key(stored)], matches, page, 1, {
+      from: 0,
+      to: lo,
+    });
+  }
   const results = result.results.map((stored) => renderRetrievalRequest(ctx, stored));
   const greatest = results.reduce<string | null>(
     (max, r) =>
@@ -336,7 +395,7 @@ export function createRetrievalRequest(
     actionRequests: [],
     pendingActionRequestId: null,
   };
-  ctx.state.retrieval.requests.set(stored.value.id, stored);
+  fileRetrievalRequest(ctx, stored);
   ctx.autopilot?.adopt(stored.value.id);
   return renderRetrievalRequest(ctx, stored);
 }
@@ -384,6 +443,6 @@ export function placeRetrievalRequest(
     actionRequests: [],
     pendingActionRequestId: null,
   };
-  ctx.state.retrieval.requests.set(stored.value.id, stored);
+  fileRetrievalRequest(ctx, stored);
   return stored;
 }

@@ -14,7 +14,7 @@
  */
 import type { StoredFacility } from "./facilities.js";
 import type { StoredRequestor } from "./requestors.js";
-import type { StoredRetrievalRequest } from "./retrieval-requests.js";
+import { refileRetrievalRequest, type StoredRetrievalRequest } from "./retrieval-requests.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 export interface RetrievalState {
@@ -55,5 +55,6 @@ export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): 
   const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
   stored.value.public_updated_at = at;
   stored.value.updated_at = at;
+  refileRetrievalRequest(ctx, stored);
   return at;
 }

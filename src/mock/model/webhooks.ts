@@ -16,9 +16,16 @@ import {
 } from "../../schemas/webhooks.js";
 import { retryAfterHint } from "../clock.js";
 import { MockApiError, notFound } from "../http-error.js";
-import { noteAttempt, recordAttempt, sendAttempt, toOutgoing, track } from "./delivery.js";
+import {
+  deliveryIndex,
+  noteAttempt,
+  recordAttempt,
+  sendAttempt,
+  toOutgoing,
+  track,
+} from "./delivery.js";
 import { randomBase62 } from "./ids.js";
-import { type Page, type PageRequest, paginate } from "./paginate.js";
+import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import {
   type ModelContext,
   nextSequence,
@@ -126,8 +133,9 @@ export function deleteWebhook(ctx: ModelContext, webhookId: string): void {
   findWebhook(ctx, webhookId);
   const { state } = ctx;
   state.webhooks.delete(webhookId);
-  for (const [id, delivery] of state.deliveries) {
-    if (delivery.value.webhook_id === webhookId) state.deliveries.delete(id);
+  for (const delivery of [...deliveryIndex.of(state.deliveries).list(`webhook:${webhookId}`)]) {
+    state.deliveries.delete(delivery.value.id);
+    deliveryIndex.deleted(state.deliveries, delivery);
   }
 }
 
@@ -181,8 +189,8 @@ export function listDeliveries(
   page: PageRequest,
 ): Page<WebhookDelivery> {
   findWebhook(ctx, webhookId);
-  const own = [...ctx.state.deliveries.values()].filter((d) => d.value.webhook_id === webhookId);
-  const result = paginate(own, (stored) => stored.seq, page);
+  const own = deliveryIndex.of(ctx.state.deliveries).list(`webhook:${webhookId}`);
+  const result = paginateSorted(own, seqKey, () => true, page, 1);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }
 
