@@ -18,8 +18,9 @@ import {
   openActionRequestOf,
   refileRetrievalRequest,
   type StoredRetrievalRequest,
+  touchPublic,
 } from "./retrieval-requests.js";
-import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
+import { nextRetrievalId } from "./retrieval-state.js";
 import type { ModelContext } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 

@@ -14,8 +14,9 @@
  * Ids are names, not secrets: keys, webhook secrets and presigned tokens stay
  * random (ids.ts).
  */
+
+import { sha256HexSync as sha256Hex } from "../../internal/sha256.js";
 import { randomHex } from "./ids.js";
-import { sha256Hex } from "./sha256.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

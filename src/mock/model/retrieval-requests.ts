@@ -126,6 +126,15 @@ const changeIndex = new MapListIndex<StoredRetrievalRequest>({
 });
 
 /** After a request's status or `public_updated_at` changed: refiled in the lists' indexes. */
+/** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
+export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
+  const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
+  stored.value.public_updated_at = at;
+  stored.value.updated_at = at;
+  refileRetrievalRequest(ctx, stored);
+  return at;
+}
+
 export function refileRetrievalRequest(ctx: ModelContext, stored: StoredRetrievalRequest): void {
   const { requests } = ctx.state.retrieval;
   requestIndex.changed(requests, stored);

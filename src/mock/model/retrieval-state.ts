@@ -14,7 +14,7 @@
  */
 import type { StoredFacility } from "./facilities.js";
 import type { StoredRequestor } from "./requestors.js";
-import { refileRetrievalRequest, type StoredRetrievalRequest } from "./retrieval-requests.js";
+import type { StoredRetrievalRequest } from "./retrieval-requests.js";
 import { type ModelContext, nowMs } from "./state.js";
 
 export interface RetrievalState {
@@ -47,14 +47,5 @@ export function nextPublicUpdateMs(ctx: ModelContext): number {
   const retrieval = ctx.state.retrieval;
   const at = Math.max(nowMs(ctx), retrieval.lastPublicUpdateMs + 1);
   retrieval.lastPublicUpdateMs = at;
-  return at;
-}
-
-/** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
-export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
-  const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
-  stored.value.public_updated_at = at;
-  stored.value.updated_at = at;
-  refileRetrievalRequest(ctx, stored);
   return at;
 }
