@@ -24,8 +24,9 @@ import {
   renderRetrievalRequest,
   type StoredRetrievalDocument,
   type StoredRetrievalRequest,
+  touchPublic,
 } from "./retrieval-requests.js";
-import { nextRetrievalId, touchPublic } from "./retrieval-state.js";
+import { nextRetrievalId } from "./retrieval-state.js";
 import { type ModelContext, nextSequence } from "./state.js";
 
 function isFinal(stored: StoredRetrievalRequest): boolean {
