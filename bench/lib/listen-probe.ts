@@ -64,8 +64,11 @@ function onLine(line: string): void {
     return;
   }
   lines += 1;
-  // <time>  <type>  <event id>  <status>  <ms>ms[  attempt ...]
-  if (line.split("  ")[3] !== "200" && failedLines.length < 10) failedLines.push(line);
+  // <time>  <type>  <event id>  <retrieval request>  <what changed>  <status>  <ms>ms[  attempt ...]:
+  // the receiver's status is the field before the milliseconds, whatever the event's own fields.
+  const fields = line.split("  ");
+  const status = fields[fields.findIndex((field) => /^\d+ms$/.test(field)) - 1];
+  if (status !== "200" && failedLines.length < 10) failedLines.push(line);
   if (lines === warmup) {
     warmStart = heapAfterGc();
     coldHeap = warmStart - coldStart;

@@ -14,8 +14,8 @@
  * Ids are names, not secrets: keys, webhook secrets and presigned tokens stay
  * random (model/ids.ts).
  */
+import { sha256HexSync as sha256Hex } from "../internal/sha256.js";
 import { randomHex } from "./model/ids.js";
-import { sha256Hex } from "./model/sha256.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

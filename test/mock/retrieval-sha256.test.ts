@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/mock/model/sha256.js";
+import { sha256HexSync as sha256Hex } from "../../src/internal/sha256.js";
 
 const reference = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 

@@ -13,9 +13,9 @@
  * is stamped with the `public_updated_at` of the change it reports.
  */
 
+import { sha256HexSync as sha256Hex } from "../../internal/sha256.js";
 import { emitEvent } from "./events.js";
 import type { ActionRequestRecord, StoredRetrievalRequest } from "./retrieval-requests.js";
-import { sha256Hex } from "./sha256.js";
 import type { ModelContext } from "./state.js";
 
 export const STATUS_CHANGED = "retrieval_request.status_changed";
