@@ -4,7 +4,11 @@
  * (dependencies point down), and no module may reach itself again through
  * run-time imports (a cycle makes load order decide what is undefined).
  * Type-only imports (`import type`) count for the layers, not for cycles:
- * they are erased. Fails naming each offending import.
+ * they are erased. Inside the mock's model (src/mock/model) they count for
+ * cycles too, and its shared module (state.ts) imports none of the model:
+ * each model module owns its slice of the state, so no module is a hub the
+ * others hang off (ARCHITECTURE.md, "Where state lives"). Fails naming each
+ * offending import.
  *
  * `node scripts/check-layers.ts [root]` (root defaults to the repository).
  */
@@ -185,11 +189,37 @@ export function layerViolations(imports: readonly Import[]): string[] {
   });
 }
 
+/** The mock's model: one module per resource, each owning its slice of the state. */
+export const MODEL_DIR = "mock/model/";
+/** The model's shared module (context, sequence, slices), which imports no model module. */
+export const MODEL_STATE = "mock/model/state.ts";
+
 /** Each cycle of run-time imports, once, as the files along it. */
 export function runtimeCycles(imports: readonly Import[]): string[][] {
+  return cycles(imports.filter((edge) => !edge.typeOnly));
+}
+
+/** Each cycle of imports of any kind among the model's modules, once. */
+export function modelCycles(imports: readonly Import[]): string[][] {
+  return cycles(
+    imports.filter((edge) => edge.from.startsWith(MODEL_DIR) && edge.to.startsWith(MODEL_DIR)),
+  );
+}
+
+/** Imports of a model module by the model's shared module. */
+export function modelStateViolations(imports: readonly Import[]): string[] {
+  return imports
+    .filter((edge) => edge.from === MODEL_STATE && edge.to.startsWith(MODEL_DIR))
+    .map(
+      (edge) =>
+        `src/${edge.from}:${edge.line} imports src/${edge.to}: the model's shared state imports no model module (each owns its slice)`,
+    );
+}
+
+/** Each cycle of `edges`, once, as the files along it. */
+function cycles(edges: readonly Import[]): string[][] {
   const graph = new Map<string, string[]>();
-  for (const edge of imports) {
-    if (edge.typeOnly) continue;
+  for (const edge of edges) {
     graph.set(edge.from, [...(graph.get(edge.from) ?? []), edge.to]);
   }
   // Tarjan's strongly connected components: each one of more than one file holds a cycle.
@@ -198,7 +228,7 @@ export function runtimeCycles(imports: readonly Import[]): string[][] {
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
-  const cycles: string[][] = [];
+  const found: string[][] = [];
   const connect = (node: string) => {
     indices.set(node, index);
     low.set(node, index);
@@ -222,20 +252,28 @@ export function runtimeCycles(imports: readonly Import[]): string[][] {
         component.push(member);
       } while (member !== node);
       const selfImport = (graph.get(node) ?? []).includes(node);
-      if (component.length > 1 || selfImport) cycles.push(component.reverse());
+      if (component.length > 1 || selfImport) found.push(component.reverse());
     }
   };
   for (const node of graph.keys()) if (!indices.has(node)) connect(node);
-  return cycles;
+  return found;
 }
 
 /** Every problem under `root`/src, as lines to print. */
 export function checkLayers(root: string): string[] {
   const imports = importsOf(join(root, "src"));
-  const cycles = runtimeCycles(imports).map(
-    (files) => `run-time import cycle: ${files.map((f) => `src/${f}`).join(" -> ")} -> (again)`,
-  );
-  return [...layerViolations(imports), ...cycles];
+  const path = (files: string[]) => `${files.map((f) => `src/${f}`).join(" -> ")} -> (again)`;
+  const runtime = runtimeCycles(imports);
+  const runtimeKeys = new Set(runtime.map((files) => files.join()));
+  return [
+    ...layerViolations(imports),
+    ...runtime.map((files) => `run-time import cycle: ${path(files)}`),
+    ...modelStateViolations(imports),
+    // A model cycle of run-time imports is reported above already.
+    ...modelCycles(imports)
+      .filter((files) => !runtimeKeys.has(files.join()))
+      .map((files) => `import cycle in the model (type imports count): ${path(files)}`),
+  ];
 }
 
 if (import.meta.main) {
@@ -247,6 +285,8 @@ if (import.meta.main) {
     );
     process.exitCode = 1;
   } else {
-    console.log("Layers (ARCHITECTURE.md): every import points down, no run-time cycle.");
+    console.log(
+      "Layers (ARCHITECTURE.md): every import points down, no run-time cycle, no cycle in the model.",
+    );
   }
 }

@@ -38,6 +38,7 @@ import {
 import {
   openActionRequestOf,
   type RetrievalStageValue,
+  retrievalRequestIn,
   type StoredRetrievalRequest,
 } from "./model/retrieval-requests.js";
 import type { MockState, ModelContext } from "./model/state.js";
@@ -199,7 +200,7 @@ function run(
   change: (stored: StoredRetrievalRequest) => void,
 ): void {
   if (ctx.state !== state) return;
-  const stored = state.retrieval.requests.get(id);
+  const stored = retrievalRequestIn(state, id);
   if (stored === undefined) return;
   if (stored.value.status === "completed" || stored.value.status === "cancelled") return;
   try {

@@ -9,6 +9,13 @@ export type { MockAutopilotOptions } from "./autopilot.js";
 export type { MockClock, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {
+  DeliveryFlushResult,
+  DeliveryMode,
+  DeliveryTarget,
+  FailedDeliveryAttempt,
+  InboxDelivery,
+} from "./delivery-runtime.js";
+export type {
   MockFaultConfig,
   MockFaultOptions,
   MockFaultReorder,
@@ -23,13 +30,6 @@ export {
   startMockServer,
 } from "./http-server.js";
 export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
-export type {
-  DeliveryFlushResult,
-  DeliveryMode,
-  DeliveryTarget,
-  FailedDeliveryAttempt,
-  InboxDelivery,
-} from "./model/delivery.js";
 export { MOCK_FACILITIES } from "./model/facilities.js";
 export type {
   ActionResponseRecord as MockActionResponse,

@@ -14,12 +14,7 @@ import {
   type RetrievalDocument,
   type RetrievalRequest,
 } from "../schemas/retrieval-requests.js";
-import {
-  listActionRequests,
-  type MockActionRequest,
-  type OpenedActionRequest,
-  openActionRequest,
-} from "./model/action-requests.js";
+import { listActionRequests, openActionRequest } from "./model/action-requests.js";
 import {
   addInvoice,
   finishRetrievalRequest,
@@ -29,6 +24,8 @@ import {
 } from "./model/retrieval-provider.js";
 import type {
   ActionRequiredReasonValue,
+  MockActionRequest,
+  OpenedActionRequest,
   RetrievalStageValue,
   RetrievalStatusValue,
 } from "./model/retrieval-requests.js";

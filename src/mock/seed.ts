@@ -19,9 +19,9 @@ import {
   type RetrievalRequest,
 } from "../schemas/retrieval-requests.js";
 import { placeActionRequest } from "./model/action-requests.js";
-import { type CaseRecord, createCase } from "./model/cases.js";
-import { MOCK_FACILITIES } from "./model/facilities.js";
-import { createRequestor } from "./model/requestors.js";
+import { type CaseRecord, caseExists, createCase } from "./model/cases.js";
+import { facilityExists, MOCK_FACILITIES } from "./model/facilities.js";
+import { createRequestor, findRequestorByEmail } from "./model/requestors.js";
 import {
   emitActionRequired,
   emitDocumentsAvailable,
@@ -196,12 +196,8 @@ export function createSeed(ctx: ModelContext): MockSeed {
     return createCase(ctx, { ...SEED_DEFAULT_CASE, ...input } as Parameters<typeof createCase>[1]);
   };
 
-  const seedRequestorId = (): string => {
-    for (const { value } of ctx.state.retrieval.requestors.values()) {
-      if (value.email === SEED_REQUESTOR.email) return value.id;
-    }
-    return createRequestor(ctx, SEED_REQUESTOR).id;
-  };
+  const seedRequestorId = (): string =>
+    (findRequestorByEmail(ctx, SEED_REQUESTOR.email) ?? createRequestor(ctx, SEED_REQUESTOR)).id;
 
   return {
     case: seedCase,
@@ -222,10 +218,10 @@ export function createSeed(ctx: ModelContext): MockSeed {
             });
       const facilityId = input.facility_id ?? (MOCK_FACILITIES[0]?.id as string);
       // Checked before anything is created, so a refused seed leaves nothing behind.
-      if (input.case_id !== undefined && !ctx.state.cases.has(input.case_id)) {
+      if (input.case_id !== undefined && !caseExists(ctx, input.case_id)) {
         throw new TypeError(`mock.seed.retrievalRequest: case_id: no case ${input.case_id}.`);
       }
-      if (!ctx.state.retrieval.facilities.has(facilityId)) {
+      if (!facilityExists(ctx, facilityId)) {
         throw new TypeError(`mock.seed.retrievalRequest: facility_id: no facility ${facilityId}.`);
       }
       const authForm = placeholderPdf("hipaa-authorization.pdf");

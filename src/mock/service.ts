@@ -2,12 +2,6 @@ import type { HttpHandler } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createAutopilot, type MockAutopilotOptions } from "./autopilot.js";
 import { createMockClock, type MockClock, type MockClockMode } from "./clock.js";
-import { createFaultController, type MockFaults } from "./faults.js";
-import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handlers/shared.js";
-import { storageRoutes } from "./handlers/storage.js";
-import { MockApiError, notFound } from "./http-error.js";
-import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
-import { createState } from "./model/create-state.js";
 import {
   checkDeliveryTarget,
   createDeliveryRuntime,
@@ -16,10 +10,15 @@ import {
   type DeliveryTarget,
   flushDeliveries,
   type InboxDelivery,
-} from "./model/delivery.js";
-import { IdSource } from "./model/id-source.js";
+} from "./delivery-runtime.js";
+import { createFaultController, type MockFaults } from "./faults.js";
+import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handlers/shared.js";
+import { storageRoutes } from "./handlers/storage.js";
+import { MockApiError, notFound } from "./http-error.js";
+import { IdSource } from "./id-source.js";
+import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
 import { newRequestId } from "./model/ids.js";
-import type { ModelContext } from "./model/state.js";
+import { createState, type ModelContext } from "./model/state.js";
 import { defaultLookupHost } from "./model/webhook-urls.js";
 import { createRequestJournal, type MockRequestJournal } from "./request-journal.js";
 import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";

@@ -3,17 +3,19 @@
  * "Reference server conventions"): the whole model state, the delivery inbox,
  * the clock (time and scheduled tasks) and the API keys, saved by value.
  *
- * The model state is plain data (maps, arrays, records, byte arrays), so one
+ * The model state is plain data (the creation sequence and each model
+ * module's slice: maps, arrays, records, byte arrays), so one
  * `structuredClone` saves it, keeping shared references (the event log's
- * order entries point at its events) as they are. Restoring clones the saved
+ * order entries point at its events) as they are; a slice not used yet is
+ * not in it, and is created afresh on first use. Restoring clones the saved
  * copy again, so a snapshot never changes: it can be restored any number of
  * times. Not saved: the fault configuration (as `reset()` keeps it), the
  * request journal, and delivery attempts in flight or retries on the clock,
  * which belong to the state they started in and stop once it is replaced.
  */
 import type { MockClockState, RestorableMockClock } from "./clock.js";
+import type { InboxDelivery } from "./delivery-runtime.js";
 import type { ApiKeyRecord, ApiKeyStore } from "./model/api-keys.js";
-import type { InboxDelivery } from "./model/delivery.js";
 import type { MockState, ModelContext } from "./model/state.js";
 
 const SNAPSHOT = Symbol("medrecords.mock.snapshot");

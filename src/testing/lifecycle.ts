@@ -9,9 +9,9 @@
  */
 import { MedRecords } from "../client.js";
 import type { ClientOptions } from "../core/options.js";
+import type { DeliveryTarget } from "../mock/delivery-runtime.js";
 import type { MockServer } from "../mock/http-server.js";
 import type { Scope } from "../mock/model/api-keys.js";
-import type { DeliveryTarget } from "../mock/model/delivery.js";
 import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
 import type { MockSnapshot } from "../mock/snapshot.js";
 

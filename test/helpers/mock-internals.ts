@@ -5,7 +5,7 @@
  */
 
 import { createMockServiceInternal } from "../../src/mock/create-mock-service.js";
-import type { EventLogEntry } from "../../src/mock/model/event-log.js";
+import { type EventLogEntry, eventLogOf } from "../../src/mock/model/event-log.js";
 import { emitEvent } from "../../src/mock/model/events.js";
 import {
   contextOf,
@@ -35,7 +35,7 @@ export function emitEventForTesting(
 
 /** The event log, oldest first, whatever its retention and scopes. */
 export function eventLogForTesting(mock: MockServiceCore): EventLogEntry[] {
-  return [...contextOf(mock).state.events.values()]
+  return [...eventLogOf(contextOf(mock)).events.values()]
     .sort((a, b) => a.seq - b.seq)
     .map((stored) => ({ ...stored.value, data: { ...stored.value.data } }));
 }

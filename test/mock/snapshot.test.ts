@@ -31,6 +31,29 @@ describe("mock.snapshot / mock.restore", () => {
     expect(await observe(api, mock)).toEqual(saved);
   });
 
+  it("restores a resource first used after the snapshot to empty, the facility directory to its seed, and lists that keep up with later changes", async () => {
+    const { mock, api } = setup();
+    // Taken before anything was used: every model slice is created after it.
+    const snapshot = mock.snapshot();
+    mock.seed.case({ title: "After v. Snapshot", external_id: "ext-1" });
+    mock.seed.retrievalRequest({ status: "pending", facility_id: "fac_mercy_general" });
+    mock.restore(snapshot);
+
+    expect((await observe(api, mock)).cases).toEqual([]);
+    expect((await observe(api, mock)).requests).toEqual([]);
+    const mercy = await api.get<{ results: { id: string }[] }>("/v2/facilities?query=mercy");
+    expect(mercy.body.results.map((f) => f.id)).toEqual(["fac_mercy_general"]);
+
+    const kept = mock.seed.case({ title: "Kept v. Restore", external_id: "ext-1" });
+    const other = mock.seed.case({ title: "Other v. Restore", external_id: "ext-2" });
+    const byExternalId = await api.get<{ results: { id: string }[] }>(
+      "/v2/cases?external_id=ext-1",
+    );
+    expect(byExternalId.body.results.map((c) => c.id)).toEqual([kept.id]);
+    const all = await api.get<{ results: { id: string }[] }>("/v2/cases");
+    expect(all.body.results.map((c) => c.id)).toEqual([other.id, kept.id]);
+  });
+
   it("never hands out an id again after a restore: the id sequence does not roll back", () => {
     const { mock } = setup();
     const snapshot = mock.snapshot();

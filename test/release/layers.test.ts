@@ -1,7 +1,9 @@
 /**
  * The layer check (scripts/check-layers.ts, run by `npm test`): it names an
- * import that points up and a run-time cycle, ignores a type-only cycle, and
- * finds nothing to report in src/ as it stands.
+ * import that points up and a run-time cycle, ignores a type-only cycle
+ * outside the mock's model but names one inside it, names a model module
+ * imported by the model's state.ts, and finds nothing to report in src/ as
+ * it stands.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,18 +51,34 @@ describe("the layer check", () => {
     ]);
   });
 
-  it("names a run-time cycle, and leaves a type-only one alone", () => {
+  it("names a run-time cycle, and leaves a type-only one alone outside the model", () => {
     const dir = project({
-      "src/mock/model/state.ts": 'import { b } from "./retrieval-state.js";\nexport const a = b;\n',
-      "src/mock/model/retrieval-state.ts":
-        'import { c } from "./facilities.js";\nexport const b = c;\n',
-      "src/mock/model/facilities.ts":
-        'import { a } from "./state.js";\nexport const c = () => a;\n',
+      "src/mock/service.ts": 'import { b } from "./seed.js";\nexport const a = b;\n',
+      "src/mock/seed.ts": 'import { c } from "./router.js";\nexport const b = c;\n',
+      "src/mock/router.ts": 'import { a } from "./service.js";\nexport const c = () => a;\n',
+      "src/core/request.ts": 'import type { D } from "./retry.js";\nexport type C = D;\n',
+      "src/core/retry.ts": 'import type { C } from "./request.js";\nexport type D = C;\n',
+    });
+    const problems = checkLayers(dir);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^run-time import cycle: /);
+    for (const file of ["service", "seed", "router"]) {
+      expect(problems[0]).toContain(`src/mock/${file}.ts`);
+    }
+  });
+
+  it("names a type-only cycle among the model's modules, and a model module state.ts imports", () => {
+    const dir = project({
+      "src/mock/model/state.ts": 'import type { C } from "./cases.js";\nexport type S = C;\n',
       "src/mock/model/cases.ts": 'import type { D } from "./documents.js";\nexport type C = D;\n',
       "src/mock/model/documents.ts": 'import type { C } from "./cases.js";\nexport type D = C;\n',
+      "src/mock/model/uploads.ts": 'import type { S } from "./state.js";\nexport type U = S;\n',
     });
     expect(checkLayers(dir)).toEqual([
-      "run-time import cycle: src/mock/model/facilities.ts -> src/mock/model/state.ts -> src/mock/model/retrieval-state.ts -> (again)",
+      "src/mock/model/state.ts:1 imports src/mock/model/cases.ts: the model's shared state imports no model module (each owns its slice)",
+      expect.stringMatching(
+        /^import cycle in the model \(type imports count\): src\/mock\/model\/(cases|documents)\.ts -> src\/mock\/model\/(cases|documents)\.ts -> \(again\)$/,
+      ),
     ]);
   });
 });

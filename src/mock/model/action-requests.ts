@@ -11,10 +11,10 @@ import { emitActionRequired, emitStatusChanged } from "./retrieval-events.js";
 import { assertNotFinal } from "./retrieval-provider.js";
 import {
   type ActionRequestRecord,
-  type ActionRequiredReasonValue,
-  type ActionResponseRecord,
   actionRequestFields,
   findRetrievalRequest,
+  type MockActionRequest,
+  type OpenedActionRequest,
   openActionRequestOf,
   refileRetrievalRequest,
   type StoredRetrievalRequest,
@@ -25,22 +25,6 @@ import type { ModelContext } from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 
 export type OpenActionRequestInput = Omit<OpenedActionRequest, "id" | "opened_at">;
-
-/** What `openActionRequest` returns: the request's new `pending_action_request`. */
-export interface OpenedActionRequest {
-  /** Its id; a reopened request keeps the id it had. */
-  id: string;
-  /** What the provider asks of the firm. */
-  message: string;
-  /** Why, one of the known action-required reasons. */
-  reason: ActionRequiredReasonValue;
-  /** The answer must carry an attachment. */
-  requires_attachment: boolean;
-  /** The attachment must be a PDF. */
-  requires_pdf: boolean;
-  /** ISO 8601 date-time on the mock clock. */
-  opened_at: string;
-}
 
 /**
  * Opens a client action request, or reopens the latest closed one with the
@@ -253,16 +237,6 @@ export function respondToActionRequest(
     status: "responded",
     responded_at: respondedAt,
   };
-}
-
-/** An action request as the control API reports it, with every answer it got. */
-export interface MockActionRequest extends OpenedActionRequest {
-  /** 1 when first opened, one more on each reopening. */
-  opening: number;
-  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
-  status: "open" | "responded" | "withdrawn";
-  /** The answers it got through the API, oldest first. */
-  responses: ActionResponseRecord[];
 }
 
 /** Every action request of a retrieval request, oldest first. */

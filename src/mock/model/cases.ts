@@ -3,7 +3,14 @@ import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../sch
 import { notFound } from "../http-error.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
-import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
+import {
+  applyPatch,
+  defineSlice,
+  type ModelContext,
+  nextSequence,
+  nowIso,
+  type Stored,
+} from "./state.js";
 
 /** A case as the API returns it: every field present, unset ones null. */
 export interface CaseRecord {
@@ -25,6 +32,12 @@ export interface CaseRecord {
   updated_at: string;
 }
 
+/** This module's slice of the state: the cases, and the last case number handed out. */
+const casesSlice = defineSlice("cases", () => ({
+  cases: new Map<string, Stored<CaseRecord>>(),
+  caseNumber: 0,
+}));
+
 /** Cases in creation order, and by `external_id` (a filter, and a PATCH can change it). */
 const caseIndex = new MapListIndex<Stored<CaseRecord>>({
   keyOf: (stored) => stored.seq,
@@ -33,12 +46,12 @@ const caseIndex = new MapListIndex<Stored<CaseRecord>>({
 });
 
 export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
-  const { state } = ctx;
-  state.caseNumber += 1;
+  const slice = casesSlice.of(ctx);
+  slice.caseNumber += 1;
   const now = nowIso(ctx);
   const record: CaseRecord = {
     id: ctx.ids.base62("case", "case_", 24),
-    case_number: `MR-${String(state.caseNumber).padStart(6, "0")}`,
+    case_number: `MR-${String(slice.caseNumber).padStart(6, "0")}`,
     title: input.title,
     client_name: input.client_name,
     description: input.description ?? null,
@@ -54,16 +67,21 @@ export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
     created_at: now,
     updated_at: now,
   };
-  const stored = { seq: nextSequence(state), value: record };
-  state.cases.set(record.id, stored);
-  caseIndex.added(state.cases, stored);
+  const stored = { seq: nextSequence(ctx.state), value: record };
+  slice.cases.set(record.id, stored);
+  caseIndex.added(slice.cases, stored);
   return { ...record };
 }
 
 function findCase(ctx: ModelContext, caseId: string): Stored<CaseRecord> {
-  const stored = ctx.state.cases.get(caseId);
+  const stored = casesSlice.of(ctx).cases.get(caseId);
   if (stored === undefined) throw notFound("The case does not exist.");
   return stored;
+}
+
+/** Whether the case exists. */
+export function caseExists(ctx: ModelContext, caseId: string): boolean {
+  return casesSlice.of(ctx).cases.has(caseId);
 }
 
 /** Throws 404 unless the case exists. */
@@ -78,7 +96,7 @@ export function getCase(ctx: ModelContext, caseId: string): CaseRecord {
 export function updateCase(ctx: ModelContext, caseId: string, patch: CaseUpdate): CaseRecord {
   const stored = findCase(ctx, caseId);
   const updated = applyPatch(ctx, stored, patch);
-  caseIndex.changed(ctx.state.cases, stored);
+  caseIndex.changed(casesSlice.of(ctx).cases, stored);
   return updated;
 }
 
@@ -94,7 +112,7 @@ export function listCases(
 ): Page<CaseRecord> {
   const { external_id } = filters;
   const list = caseIndex
-    .of(ctx.state.cases)
+    .of(casesSlice.of(ctx).cases)
     .list(external_id === undefined ? undefined : `external_id:${external_id}`);
   const result = paginateSorted(
     list,

@@ -5,7 +5,14 @@ import { assertCaseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
-import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
+import {
+  applyPatch,
+  defineSlice,
+  type ModelContext,
+  nextSequence,
+  nowIso,
+  type Stored,
+} from "./state.js";
 import { checkUpload } from "./uploads.js";
 
 /** A document as the API returns it. */
@@ -25,6 +32,9 @@ export interface StoredDocument extends Stored<DocumentRecord> {
   /** Taken at creation: a later PUT to the same upload address does not change the document. */
   readonly bytes: Uint8Array;
 }
+
+/** This module's slice of the state: the documents by id. */
+const documentsSlice = defineSlice("documents", () => new Map<string, StoredDocument>());
 
 /**
  * Documents in creation order, by case, by `archived` (a PATCH moves it) and
@@ -65,15 +75,15 @@ export function createDocument(
     created_at: now,
     updated_at: now,
   };
-  const { state } = ctx;
-  const stored: StoredDocument = { seq: nextSequence(state), value: record, bytes };
-  state.documents.set(record.id, stored);
-  documentIndex.added(state.documents, stored);
+  const documents = documentsSlice.of(ctx);
+  const stored: StoredDocument = { seq: nextSequence(ctx.state), value: record, bytes };
+  documents.set(record.id, stored);
+  documentIndex.added(documents, stored);
   return { ...record };
 }
 
 function findDocument(ctx: ModelContext, documentId: string): StoredDocument {
-  const stored = ctx.state.documents.get(documentId);
+  const stored = documentsSlice.of(ctx).get(documentId);
   if (stored === undefined) throw notFound("The document does not exist.");
   return stored;
 }
@@ -89,7 +99,7 @@ export function updateDocument(
 ): DocumentRecord {
   const stored = findDocument(ctx, documentId);
   const updated = applyPatch(ctx, stored, patch);
-  documentIndex.changed(ctx.state.documents, stored);
+  documentIndex.changed(documentsSlice.of(ctx), stored);
   return updated;
 }
 
@@ -111,7 +121,7 @@ export function listDocuments(
   ]
     .filter(Boolean)
     .join(":");
-  const list = documentIndex.of(ctx.state.documents).list(bucket === "" ? undefined : bucket);
+  const list = documentIndex.of(documentsSlice.of(ctx)).list(bucket === "" ? undefined : bucket);
   const result = paginateSorted(
     list,
     seqKey,

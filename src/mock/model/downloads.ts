@@ -5,7 +5,7 @@
 import { DOWNLOAD_URL_TTL_SECONDS } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { randomToken } from "./ids.js";
-import { type ModelContext, nowMs } from "./state.js";
+import { defineSlice, type ModelContext, nowMs } from "./state.js";
 
 export interface DownloadFile {
   readonly bytes: Uint8Array;
@@ -18,6 +18,9 @@ export interface StoredDownload {
   readonly file: DownloadFile;
 }
 
+/** This module's slice of the state: each issued download by its presigned token. */
+const downloadsSlice = defineSlice("downloads", () => new Map<string, StoredDownload>());
+
 export interface IssuedDownload {
   download_url: string;
   expires_in: number;
@@ -25,7 +28,7 @@ export interface IssuedDownload {
 
 export function issueDownload(ctx: ModelContext, file: DownloadFile): IssuedDownload {
   const token = randomToken();
-  ctx.state.downloads.set(token, { issuedAtMs: nowMs(ctx), file });
+  downloadsSlice.of(ctx).set(token, { issuedAtMs: nowMs(ctx), file });
   return {
     download_url: `${ctx.storageUrl}/downloads/${token}`,
     expires_in: DOWNLOAD_URL_TTL_SECONDS,
@@ -34,7 +37,7 @@ export function issueDownload(ctx: ModelContext, file: DownloadFile): IssuedDown
 
 /** The file behind a presigned download token; exactly DOWNLOAD_URL_TTL_SECONDS after issue still works. */
 export function redeemDownload(ctx: ModelContext, token: string): DownloadFile {
-  const stored = ctx.state.downloads.get(token);
+  const stored = downloadsSlice.of(ctx).get(token);
   if (stored === undefined) throw notFound("The download address does not exist.");
   if (nowMs(ctx) > stored.issuedAtMs + DOWNLOAD_URL_TTL_SECONDS * 1000) {
     throw new MockApiError(403, "download_url_expired", "The download address has expired.");

@@ -19,6 +19,7 @@ import { MockApiError, notFound } from "../http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
 import {
   type EventLogEntry,
+  eventLogOf,
   firstAbove,
   type OrderedEvent,
   type StoredEvent,
@@ -43,7 +44,7 @@ function isRetained(createdAtMs: number, now: number): boolean {
 /** Drops every event past retention; the log answers as if they never existed. */
 export function pruneExpiredEvents(ctx: ModelContext): void {
   const now = nowMs(ctx);
-  const { events, eventOrder } = ctx.state;
+  const { events, order: eventOrder } = eventLogOf(ctx);
   // Oldest first: the expired events are a prefix of the order.
   const retained = eventOrder.findIndex((event) => isRetained(event.ms, now));
   const expired = eventOrder.splice(0, retained === -1 ? eventOrder.length : retained);
@@ -57,7 +58,7 @@ function render(stored: StoredEvent): EventLogEntry {
 /** GET /v2/events/{id}: 404 when absent or past retention, 403 when the key cannot read its family. */
 export function getEvent(ctx: ModelContext, key: ApiKeyRecord, id: string): EventLogEntry {
   pruneExpiredEvents(ctx);
-  const stored = ctx.state.events.get(id);
+  const stored = eventLogOf(ctx).events.get(id);
   if (stored === undefined)
     throw notFound(
       `No event with this id (or it is past the ${EVENT_RETENTION_DAYS}-day retention).`,
@@ -113,7 +114,7 @@ export function listEvents(
   const before = filters.createdBefore === undefined ? undefined : toBound(filters.createdBefore);
 
   pruneExpiredEvents(ctx);
-  const order = ctx.state.eventOrder;
+  const { order } = eventLogOf(ctx);
   const matches = ({ stored }: OrderedEvent): boolean => {
     const { type, data } = stored.value;
     if (types !== undefined ? !types.has(type) : !key.scopes.has(eventReadScope(type)))

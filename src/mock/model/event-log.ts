@@ -5,7 +5,14 @@
  * can log `webhook.disabled` without depending on its own caller.
  */
 import { EVENT_API_VERSION } from "../../schemas/events.js";
-import { type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
+import {
+  defineSlice,
+  type MockState,
+  type ModelContext,
+  nextSequence,
+  nowIso,
+  type Stored,
+} from "./state.js";
 
 /** An event log entry (spec, Event). */
 export interface EventLogEntry {
@@ -25,13 +32,28 @@ export interface StoredEvent extends Stored<EventLogEntry> {
 
 /**
  * An event's place in the log's order: `created_at` in epoch ms, then log
- * sequence. `MockState.eventOrder` keeps one per event, smallest first, so a
+ * sequence. The log's `order` keeps one per event, smallest first, so a
  * page is a binary search away (event-list.ts).
  */
 export interface OrderedEvent {
   readonly ms: number;
   readonly seq: number;
   readonly stored: StoredEvent;
+}
+
+/** The event log: this module's slice of the state. */
+export interface EventLog {
+  /** Every event by id. */
+  readonly events: Map<string, StoredEvent>;
+  /** The same events by `created_at`, then sequence, oldest first; kept by appendEvent and pruneExpiredEvents. */
+  readonly order: OrderedEvent[];
+}
+
+const eventLogSlice = defineSlice("eventLog", (): EventLog => ({ events: new Map(), order: [] }));
+
+/** The event log of the context's current state (or of `state`), for the modules that read it. */
+export function eventLogOf(owner: ModelContext | MockState): EventLog {
+  return eventLogSlice.of(owner);
 }
 
 export interface AppendEventOptions {
@@ -81,19 +103,19 @@ export function appendEvent(
     value: entry,
     bodyData: { ...data },
   };
-  const replaced = ctx.state.events.get(entry.id);
+  const { events, order } = eventLogSlice.of(ctx);
+  const replaced = events.get(entry.id);
   if (replaced !== undefined) {
     // An id logged again (never by the service itself; ids are unique per occurrence).
-    const order = ctx.state.eventOrder;
     const at = order.findIndex((e) => e.stored === replaced);
     if (at >= 0) order.splice(at, 1);
   }
-  ctx.state.events.set(entry.id, stored);
+  events.set(entry.id, stored);
   // Its sequence is the newest, so it goes after every event of its
   // `created_at` or earlier: at the end, except for an event stamped in the
   // past (webhook.disabled at its failed attempt's time).
   const ms = Date.parse(entry.created_at);
-  ctx.state.eventOrder.splice(firstAbove(ctx.state.eventOrder, ms), 0, {
+  order.splice(firstAbove(order, ms), 0, {
     ms,
     seq: stored.seq,
     stored,

@@ -2,9 +2,10 @@
  * Emitting events: every event is written to the log, then handed to the
  * delivery engine for the webhooks subscribed to it.
  */
-import { dispatchEvent, toOutgoing } from "./delivery.js";
+import { toOutgoing } from "./delivery.js";
 import { type AppendEventOptions, appendEvent, type EventLogEntry } from "./event-log.js";
 import type { ModelContext } from "./state.js";
+import { dispatchEvent } from "./webhook-dispatch.js";
 
 /**
  * Logs an event at the clock's time and starts its deliveries. `data` is the

@@ -6,8 +6,8 @@
 import type { Facility, FacilityCreate } from "../../schemas/facilities.js";
 import { notFound } from "../http-error.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
-import { nextOrdinal, nextRetrievalId, type RetrievalState } from "./retrieval-state.js";
-import type { ModelContext, Stored } from "./state.js";
+import { nextRetrievalId } from "./retrieval-state.js";
+import { defineSlice, type ModelContext, type Stored } from "./state.js";
 
 /** A facility; `seq` is its place in the directory's own order. */
 export type StoredFacility = Stored<Facility>;
@@ -90,19 +90,35 @@ export const MOCK_FACILITIES: readonly Readonly<Facility>[] = [
   },
 ];
 
-/** Fills an empty directory. Lists are newest first, so seeding in reverse lists it A to Z. */
-export function seedFacilities(state: RetrievalState): void {
+interface FacilityDirectory {
+  readonly facilities: Map<string, StoredFacility>;
+  /** The directory's own order: the last place handed out. */
+  lastOrdinal: number;
+}
+
+/**
+ * This module's slice of the state: the directory, seeded when first used.
+ * Lists are newest first, so seeding in reverse lists it A to Z.
+ */
+const directorySlice = defineSlice("facilities", (): FacilityDirectory => {
+  const directory: FacilityDirectory = { facilities: new Map(), lastOrdinal: 0 };
   for (const facility of [...MOCK_FACILITIES].reverse()) {
-    state.facilities.set(facility.id, {
-      seq: nextOrdinal(state, "facility"),
+    directory.facilities.set(facility.id, {
+      seq: nextOrdinal(directory),
       value: { ...facility },
     });
   }
+  return directory;
+});
+
+function nextOrdinal(directory: FacilityDirectory): number {
+  directory.lastOrdinal += 1;
+  return directory.lastOrdinal;
 }
 
 /** Adds an inline facility to the directory. */
 export function createFacility(ctx: ModelContext, input: FacilityCreate): Facility {
-  const state = ctx.state.retrieval;
+  const directory = directorySlice.of(ctx);
   const facility: Facility = {
     id: nextRetrievalId(ctx, "inline_facility", "fac_"),
     name: input.name,
@@ -110,12 +126,17 @@ export function createFacility(ctx: ModelContext, input: FacilityCreate): Facili
     phone: input.phone ?? null,
     fax: input.fax ?? null,
   };
-  state.facilities.set(facility.id, { seq: nextOrdinal(state, "facility"), value: facility });
+  directory.facilities.set(facility.id, { seq: nextOrdinal(directory), value: facility });
   return { ...facility };
 }
 
+/** Whether the directory holds the facility. */
+export function facilityExists(ctx: ModelContext, facilityId: string): boolean {
+  return directorySlice.of(ctx).facilities.has(facilityId);
+}
+
 export function getFacility(ctx: ModelContext, facilityId: string): Facility {
-  const stored = ctx.state.retrieval.facilities.get(facilityId);
+  const stored = directorySlice.of(ctx).facilities.get(facilityId);
   if (stored === undefined) throw notFound("The facility does not exist.");
   return { ...stored.value };
 }
@@ -130,7 +151,7 @@ export function searchFacilities(
   page: PageRequest,
 ): Page<Facility> {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const matching = [...ctx.state.retrieval.facilities.values()].filter(({ value }) => {
+  const matching = [...directorySlice.of(ctx).facilities.values()].filter(({ value }) => {
     const text = `${value.name} ${value.address}`.toLowerCase();
     return words.every((word) => text.includes(word));
   });

@@ -4,9 +4,19 @@ import { notFound } from "../http-error.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { nextRetrievalId } from "./retrieval-state.js";
-import { applyPatch, type ModelContext, nextSequence, nowIso, type Stored } from "./state.js";
+import {
+  applyPatch,
+  defineSlice,
+  type ModelContext,
+  nextSequence,
+  nowIso,
+  type Stored,
+} from "./state.js";
 
 export type StoredRequestor = Stored<Requestor>;
+
+/** This module's slice of the state: the requestors by id. */
+const requestorsSlice = defineSlice("requestors", () => new Map<string, StoredRequestor>());
 
 /** Requestors in creation order. */
 const requestorIndex = new MapListIndex<StoredRequestor>({ keyOf: (stored) => stored.seq });
@@ -23,16 +33,24 @@ export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requ
     updated_at: now,
   };
   const stored: StoredRequestor = { seq: nextSequence(ctx.state), value: requestor };
-  const { requestors } = ctx.state.retrieval;
+  const requestors = requestorsSlice.of(ctx);
   requestors.set(requestor.id, stored);
   requestorIndex.added(requestors, stored);
   return { ...requestor };
 }
 
 function findRequestor(ctx: ModelContext, requestorId: string): StoredRequestor {
-  const stored = ctx.state.retrieval.requestors.get(requestorId);
+  const stored = requestorsSlice.of(ctx).get(requestorId);
   if (stored === undefined) throw notFound("The requestor does not exist.");
   return stored;
+}
+
+/** The first requestor created with this email, if any. */
+export function findRequestorByEmail(ctx: ModelContext, email: string): Requestor | undefined {
+  for (const { value } of requestorsSlice.of(ctx).values()) {
+    if (value.email === email) return { ...value };
+  }
+  return undefined;
 }
 
 export function getRequestor(ctx: ModelContext, requestorId: string): Requestor {
@@ -48,7 +66,7 @@ export function updateRequestor(
 }
 
 export function listRequestors(ctx: ModelContext, page: PageRequest): Page<Requestor> {
-  const list = requestorIndex.of(ctx.state.retrieval.requestors).list();
+  const list = requestorIndex.of(requestorsSlice.of(ctx)).list();
   const result = paginateSorted(list, seqKey, () => true, page, 1);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }

@@ -14,15 +14,21 @@ import type {
   RetrievalRequestCreate,
 } from "../../schemas/retrieval-requests.js";
 import { MockApiError, notFound } from "../http-error.js";
-import type { MockActionRequest } from "./action-requests.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginate, paginateSorted, seqKey } from "./paginate.js";
 import { createRequestor, getRequestor } from "./requestors.js";
-import { nextPublicUpdateMs, nextRetrievalId } from "./retrieval-state.js";
-import { type ModelContext, nextSequence, type Stored } from "./state.js";
+import { nextRetrievalId } from "./retrieval-state.js";
+import {
+  defineSlice,
+  type MockState,
+  type ModelContext,
+  nextSequence,
+  nowMs,
+  type Stored,
+} from "./state.js";
 import { checkUpload, type StoredUpload } from "./uploads.js";
 
 export type RetrievalStatusValue = (typeof RETRIEVAL_STATUSES)[number];
@@ -71,6 +77,32 @@ export interface ActionResponseRecord {
   attachment: Omit<UploadedFile, "bytes"> | null;
 }
 
+/** What `openActionRequest` returns: the request's new `pending_action_request`. */
+export interface OpenedActionRequest {
+  /** Its id; a reopened request keeps the id it had. */
+  id: string;
+  /** What the provider asks of the firm. */
+  message: string;
+  /** Why, one of the known action-required reasons. */
+  reason: ActionRequiredReasonValue;
+  /** The answer must carry an attachment. */
+  requires_attachment: boolean;
+  /** The attachment must be a PDF. */
+  requires_pdf: boolean;
+  /** ISO 8601 date-time on the mock clock. */
+  opened_at: string;
+}
+
+/** An action request as the control API reports it, with every answer it got. */
+export interface MockActionRequest extends OpenedActionRequest {
+  /** 1 when first opened, one more on each reopening. */
+  opening: number;
+  /** `withdrawn`: closed unanswered because the request moved on (setStatus, complete, cancel). */
+  status: "open" | "responded" | "withdrawn";
+  /** The answers it got through the API, oldest first. */
+  responses: ActionResponseRecord[];
+}
+
 /** A client action request over its whole life: opened, answered, reopened. */
 export interface ActionRequestRecord extends MockActionRequest {
   /** Bytes of each answer's attachment, by upload id. */
@@ -107,6 +139,13 @@ export interface StoredRetrievalRequest extends Stored<RetrievalRequestRecord> {
   pendingActionRequestId: string | null;
 }
 
+/** This module's slice of the state: the requests by id, and the `public_updated_at` clock. */
+const requestsSlice = defineSlice("retrievalRequests", () => ({
+  requests: new Map<string, StoredRetrievalRequest>(),
+  /** The latest `public_updated_at` handed out, in epoch ms. */
+  lastPublicUpdateMs: Number.NEGATIVE_INFINITY,
+}));
+
 /**
  * Retrieval requests in creation order, by case, status, both, and
  * `external_id`; and, for `updated_since`, by `public_updated_at` (negated:
@@ -125,7 +164,18 @@ const changeIndex = new MapListIndex<StoredRetrievalRequest>({
   keyOf: (stored) => -Date.parse(stored.value.public_updated_at),
 });
 
-/** After a request's status or `public_updated_at` changed: refiled in the lists' indexes. */
+/**
+ * The `public_updated_at` of a public change: the clock's time, but always
+ * after every earlier one (of any retrieval request; see retrieval-state.ts).
+ * Returns epoch ms.
+ */
+export function nextPublicUpdateMs(ctx: ModelContext): number {
+  const slice = requestsSlice.of(ctx);
+  const at = Math.max(nowMs(ctx), slice.lastPublicUpdateMs + 1);
+  slice.lastPublicUpdateMs = at;
+  return at;
+}
+
 /** Moves `public_updated_at` (and `updated_at`) for a public change; returns it. */
 export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): string {
   const at = new Date(nextPublicUpdateMs(ctx)).toISOString();
@@ -135,23 +185,32 @@ export function touchPublic(ctx: ModelContext, stored: StoredRetrievalRequest): 
   return at;
 }
 
+/** After a request's status or `public_updated_at` changed: refiled in the lists' indexes. */
 export function refileRetrievalRequest(ctx: ModelContext, stored: StoredRetrievalRequest): void {
-  const { requests } = ctx.state.retrieval;
+  const { requests } = requestsSlice.of(ctx);
   requestIndex.changed(requests, stored);
   changeIndex.changed(requests, stored);
 }
 
 function fileRetrievalRequest(ctx: ModelContext, stored: StoredRetrievalRequest): void {
-  const { requests } = ctx.state.retrieval;
+  const { requests } = requestsSlice.of(ctx);
   requests.set(stored.value.id, stored);
   requestIndex.added(requests, stored);
   changeIndex.added(requests, stored);
 }
 
 export function findRetrievalRequest(ctx: ModelContext, id: string): StoredRetrievalRequest {
-  const stored = ctx.state.retrieval.requests.get(id);
+  const stored = requestsSlice.of(ctx).requests.get(id);
   if (stored === undefined) throw notFound("The retrieval request does not exist.");
   return stored;
+}
+
+/** A request of `state` by id, if it exists there (the autopilot's steps run within the state they began in). */
+export function retrievalRequestIn(
+  state: MockState,
+  id: string,
+): StoredRetrievalRequest | undefined {
+  return requestsSlice.of(state).requests.get(id);
 }
 
 export function openActionRequestOf(
@@ -237,7 +296,7 @@ export function listRetrievalRequests(
     (case_id === undefined || value.case_id === case_id) &&
     (status === undefined || value.status === status) &&
     (external_id === undefined || value.external_id === external_id);
-  const { requests } = ctx.state.retrieval;
+  const { requests } = requestsSlice.of(ctx);
   let result: Page<StoredRetrievalRequest>;
   if (sinceMs === undefined) {
     // The narrowest bucket the filters name; `matches` checks the rest.

@@ -1,20 +1,22 @@
 /**
- * The mock's whole in-memory state, in one object so that `reset()` is a
- * single swap. API keys live outside it on purpose: a reset empties the data
- * but the keys a test suite handed out keep working.
+ * What the reference server's model shares: the context every model function
+ * works against, the creation sequence, time helpers, PATCH, and slices.
+ *
+ * The state itself is a bag of slices: each model module declares its own
+ * (`defineSlice`) and is the only one that reads or writes it; other modules
+ * go through that module's functions. The state holds a slice from its first
+ * use, so `reset()` (a new state object) empties every slice at once, and
+ * `mock.snapshot()` copies them all with one `structuredClone`: a slice is
+ * plain data (maps, arrays, records, byte arrays), nothing else. API keys
+ * live outside the state on purpose: a reset empties the data but the keys a
+ * test suite handed out keep working.
+ *
+ * This module imports no model module, not even a type, so that none of them
+ * is a hub the others depend on (scripts/check-layers.ts keeps it so).
  */
-import type { Autopilot } from "../autopilot.js";
 import type { MockClock } from "../clock.js";
-import type { CaseRecord } from "./cases.js";
-import type { DeliveryRuntime, StoredDelivery } from "./delivery.js";
-import type { StoredDocument } from "./documents.js";
-import type { StoredDownload } from "./downloads.js";
-import type { OrderedEvent, StoredEvent } from "./event-log.js";
-import type { IdSource } from "./id-source.js";
-import type { RetrievalState } from "./retrieval-state.js";
-import type { StoredUpload } from "./uploads.js";
-import type { LookupHost } from "./webhook-urls.js";
-import type { StoredWebhook } from "./webhooks.js";
+import type { DeliveryRuntime } from "../delivery-runtime.js";
+import type { IdSource } from "../id-source.js";
 
 /** A resource together with its place in creation order. */
 export interface Stored<T> {
@@ -24,25 +26,45 @@ export interface Stored<T> {
 }
 
 export interface MockState {
+  /** The creation sequence, shared by every resource (`nextSequence`). */
   sequence: number;
-  caseNumber: number;
-  readonly cases: Map<string, Stored<CaseRecord>>;
-  readonly documents: Map<string, StoredDocument>;
-  /** Keyed by upload_id. */
-  readonly uploads: Map<string, StoredUpload>;
-  /** Presigned PUT token to upload_id. */
-  readonly uploadTokens: Map<string, string>;
-  /** Keyed by presigned download token. */
-  readonly downloads: Map<string, StoredDownload>;
-  readonly webhooks: Map<string, StoredWebhook>;
-  /** Delivery attempts of every webhook, keyed by delivery id. */
-  readonly deliveries: Map<string, StoredDelivery>;
-  /** The event log, keyed by event id. */
-  readonly events: Map<string, StoredEvent>;
-  /** The same events by `created_at`, then sequence, oldest first; kept by appendEvent and pruneExpiredEvents. */
-  readonly eventOrder: OrderedEvent[];
-  /** Retrieval requests, facilities and requestors (retrieval-state.ts). */
-  readonly retrieval: RetrievalState;
+  /** Each slice by its name, from its first use (`defineSlice`). */
+  readonly slices: Map<string, unknown>;
+}
+
+/** A fresh, empty state: every slice is created again on first use. */
+export function createState(): MockState {
+  return { sequence: 0, slices: new Map() };
+}
+
+/** One model module's part of the state. */
+export interface Slice<T> {
+  readonly name: string;
+  /** The slice of the context's current state, or of a given state; created on first use. */
+  of(owner: ModelContext | MockState): T;
+}
+
+const sliceNames = new Set<string>();
+
+/**
+ * Declares a model module's slice. `create` makes it empty (or seeded: it
+ * may not depend on anything but itself, since a slice is created whenever
+ * it is first used). Names are unique across the model: two modules never
+ * share a slice.
+ */
+export function defineSlice<T>(name: string, create: () => T): Slice<T> {
+  if (sliceNames.has(name)) throw new Error(`Two model modules define the state slice "${name}".`);
+  sliceNames.add(name);
+  return {
+    name,
+    of(owner) {
+      const state = "slices" in owner ? owner : owner.state;
+      if (state.slices.has(name)) return state.slices.get(name) as T;
+      const slice = create();
+      state.slices.set(name, slice);
+      return slice;
+    },
+  };
 }
 
 /** What every model function works against. `state` is replaced by `reset()`. */
@@ -53,15 +75,15 @@ export interface ModelContext {
   /** Presigned upload/download origin, no trailing slash. */
   readonly storageUrl: string;
   readonly allowPrivateWebhookUrls: boolean;
-  /** Resolves a webhook host name for the private-address rule. */
-  readonly lookupHost: LookupHost;
-  /** Every id the service hands out (id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
+  /** Resolves a webhook host name to its addresses, for the private-address rule (webhook-urls.ts). */
+  readonly lookupHost: (hostname: string) => Promise<readonly string[]>;
+  /** Every id the service hands out (../id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
   readonly ids: IdSource;
   /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
   readonly delivery: DeliveryRuntime;
   state: MockState;
   /** Moves each new retrieval request through its life, when the service was created with one. */
-  autopilot?: Autopilot | undefined;
+  autopilot?: { adopt(retrievalRequestId: string): void } | undefined;
 }
 
 export function nextSequence(state: MockState): number {

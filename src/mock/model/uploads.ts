@@ -11,7 +11,7 @@ import {
 } from "../../schemas/uploads.js";
 import { MockApiError, notFound } from "../http-error.js";
 import { randomToken, toHex } from "./ids.js";
-import { type ModelContext, nowMs } from "./state.js";
+import { defineSlice, type ModelContext, nowMs } from "./state.js";
 
 export interface StoredUpload {
   readonly id: string;
@@ -24,6 +24,12 @@ export interface StoredUpload {
   bytes: Uint8Array | null;
   consumed: boolean;
 }
+
+/** This module's slice of the state: uploads by upload_id, and each presigned PUT token's upload_id. */
+const uploadsSlice = defineSlice("uploads", () => ({
+  uploads: new Map<string, StoredUpload>(),
+  tokens: new Map<string, string>(),
+}));
 
 /** Signs an upload under a case, or at retrieval level when `caseId` is null. */
 export function signUpload(
@@ -42,8 +48,9 @@ export function signUpload(
     bytes: null,
     consumed: false,
   };
-  ctx.state.uploads.set(upload.id, upload);
-  ctx.state.uploadTokens.set(upload.token, upload.id);
+  const { uploads, tokens } = uploadsSlice.of(ctx);
+  uploads.set(upload.id, upload);
+  tokens.set(upload.token, upload.id);
   return {
     upload_id: upload.id,
     upload_url: `${ctx.storageUrl}/uploads/${upload.token}`,
@@ -65,8 +72,9 @@ export interface UploadPut {
  * length (400). A later PUT overwrites the bytes. Returns the ETag.
  */
 export async function putUpload(ctx: ModelContext, token: string, put: UploadPut): Promise<string> {
-  const uploadId = ctx.state.uploadTokens.get(token);
-  const upload = uploadId === undefined ? undefined : ctx.state.uploads.get(uploadId);
+  const { uploads, tokens } = uploadsSlice.of(ctx);
+  const uploadId = tokens.get(token);
+  const upload = uploadId === undefined ? undefined : uploads.get(uploadId);
   if (upload === undefined) throw notFound("The upload address does not exist.");
   if (nowMs(ctx) > upload.signedAtMs + UPLOAD_URL_TTL_MS) {
     throw new MockApiError(
@@ -130,7 +138,7 @@ export function checkUpload(
   accepts: (upload: StoredUpload) => boolean,
   notFoundMessage: string,
 ): StoredUpload {
-  const upload = ctx.state.uploads.get(uploadId);
+  const upload = uploadsSlice.of(ctx).uploads.get(uploadId);
   if (upload === undefined || !accepts(upload)) {
     throw new MockApiError(400, "upload_not_found", notFoundMessage);
   }

@@ -21,7 +21,7 @@ import type { ModelContext } from "./state.js";
  * when the name cannot be resolved now (a timeout, SERVFAIL): a webhook URL's
  * host is then not sent to.
  */
-export type LookupHost = (hostname: string) => Promise<readonly string[]>;
+export type LookupHost = ModelContext["lookupHost"];
 
 /**
  * Names reserved for testing and documentation (RFC 2606, RFC 6761): they

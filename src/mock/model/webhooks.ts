@@ -15,32 +15,49 @@ import {
   type WebhookUpdate,
 } from "../../schemas/webhooks.js";
 import { retryAfterHint } from "../clock.js";
+import { track } from "../delivery-runtime.js";
 import { MockApiError, notFound } from "../http-error.js";
 import {
-  deliveryIndex,
+  type DeliveryWebhook,
+  deleteDeliveriesOf,
+  deliveriesOf,
+  findDelivery,
   noteAttempt,
   recordAttempt,
   sendAttempt,
   toOutgoing,
-  track,
 } from "./delivery.js";
 import { randomBase62 } from "./ids.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import {
+  defineSlice,
+  type MockState,
   type ModelContext,
   nextSequence,
   nextUpdatedAt,
   nowIso,
   nowMs,
-  type Stored,
 } from "./state.js";
 import { assertPublicWebhookUrl } from "./webhook-urls.js";
 
-export interface StoredWebhook extends Stored<Webhook> {
+export interface StoredWebhook extends DeliveryWebhook {
   /** `whsec_` + 32 base62: shown once at creation, kept to sign deliveries. */
   readonly secret: string;
   /** Mock-clock time of the last accepted test, for the 10 s limit. */
   lastTestAtMs: number | null;
+}
+
+/** This module's slice of the state: the webhooks by id. */
+const webhooksSlice = defineSlice("webhooks", () => new Map<string, StoredWebhook>());
+
+/** The webhooks of `state` (the delivery engine's view: it delivers within the state an event began in). */
+export function webhooksIn(state: MockState): IterableIterator<StoredWebhook> {
+  return webhooksSlice.of(state).values();
+}
+
+/** A webhook of `state` by id, if it still exists. */
+export function webhookIn(state: MockState, webhookId: string): StoredWebhook | undefined {
+  return webhooksSlice.of(state).get(webhookId);
 }
 
 export async function createWebhook(
@@ -51,7 +68,8 @@ export async function createWebhook(
   await assertPublicWebhookUrl(ctx, input.url);
   // Read after the DNS wait, so two concurrent creations cannot both take the 20th place.
   const { state } = ctx;
-  if (state.webhooks.size >= MAX_WEBHOOKS) {
+  const webhooks = webhooksSlice.of(state);
+  if (webhooks.size >= MAX_WEBHOOKS) {
     throw new MockApiError(
       409,
       "limit_exceeded",
@@ -78,7 +96,7 @@ export async function createWebhook(
     created_at: now,
     updated_at: now,
   };
-  state.webhooks.set(value.id, { seq: nextSequence(state), value, secret, lastTestAtMs: null });
+  webhooks.set(value.id, { seq: nextSequence(state), value, secret, lastTestAtMs: null });
   return {
     id: value.id,
     name: value.name,
@@ -95,7 +113,7 @@ export async function createWebhook(
 
 /** Newest first, all of them (at most MAX_WEBHOOKS, so there is no page). */
 export function listWebhooks(ctx: ModelContext): Webhook[] {
-  return [...ctx.state.webhooks.values()].sort((a, b) => b.seq - a.seq).map(copy);
+  return [...webhooksSlice.of(ctx).values()].sort((a, b) => b.seq - a.seq).map(copy);
 }
 
 export function getWebhook(ctx: ModelContext, webhookId: string): Webhook {
@@ -131,12 +149,8 @@ export async function updateWebhook(
 /** Deletes the webhook and its delivery history; pending retries find it gone and stop. */
 export function deleteWebhook(ctx: ModelContext, webhookId: string): void {
   findWebhook(ctx, webhookId);
-  const { state } = ctx;
-  state.webhooks.delete(webhookId);
-  for (const delivery of [...deliveryIndex.of(state.deliveries).list(`webhook:${webhookId}`)]) {
-    state.deliveries.delete(delivery.value.id);
-    deliveryIndex.deleted(state.deliveries, delivery);
-  }
+  webhooksSlice.of(ctx).delete(webhookId);
+  deleteDeliveriesOf(ctx, webhookId);
 }
 
 /**
@@ -169,7 +183,7 @@ export async function testWebhook(
     data: { webhook_id: stored.value.id },
   });
   const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
-  if (ctx.state === state && state.webhooks.get(webhookId) === stored) {
+  if (ctx.state === state && webhookIn(state, webhookId) === stored) {
     recordAttempt(state, stored, event, 1, outcome, { isTest: true });
   }
   return {
@@ -189,7 +203,7 @@ export function listDeliveries(
   page: PageRequest,
 ): Page<WebhookDelivery> {
   findWebhook(ctx, webhookId);
-  const own = deliveryIndex.of(ctx.state.deliveries).list(`webhook:${webhookId}`);
+  const own = deliveriesOf(ctx, webhookId);
   const result = paginateSorted(own, seqKey, () => true, page, 1);
   return { ...result, results: result.results.map((stored) => ({ ...stored.value })) };
 }
@@ -208,7 +222,7 @@ export async function redeliver(
   deliveryId: string,
 ): Promise<WebhookDelivery> {
   const stored = findWebhook(ctx, webhookId);
-  const original = ctx.state.deliveries.get(deliveryId);
+  const original = findDelivery(ctx, deliveryId);
   if (original === undefined || original.value.webhook_id !== webhookId) {
     throw notFound("The delivery does not exist for this webhook.");
   }
@@ -223,7 +237,7 @@ export async function redeliver(
   const { event } = original;
   const isTest = original.value.is_test;
   const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
-  if (ctx.state !== state || state.webhooks.get(webhookId) !== stored) {
+  if (ctx.state !== state || webhookIn(state, webhookId) !== stored) {
     throw notFound("The webhook was deleted during the redelivery.");
   }
   if (!isTest) noteAttempt(stored, event, outcome);
@@ -231,14 +245,14 @@ export async function redeliver(
 }
 
 function findWebhook(ctx: ModelContext, webhookId: string): StoredWebhook {
-  const stored = ctx.state.webhooks.get(webhookId);
+  const stored = webhooksSlice.of(ctx).get(webhookId);
   if (stored === undefined) throw notFound("The webhook does not exist.");
   return stored;
 }
 
 /** Names are unique within the organization, compared exactly (case and spaces count). */
 function assertNameFree(ctx: ModelContext, name: string, exceptId: string | undefined): void {
-  for (const other of ctx.state.webhooks.values()) {
+  for (const other of webhooksSlice.of(ctx).values()) {
     if (other.value.name === name && other.value.id !== exceptId) {
       throw new MockApiError(409, "conflict", "A webhook with this name already exists.");
     }
