@@ -1,5 +1,6 @@
 import type { RequestOptions } from "../core/options.js";
 import type { Core } from "../core/request.js";
+import { syncDirectory } from "../internal/sync-directory.js";
 import type { StreamDigest } from "./hashing-stream.js";
 import { type DownloadSource, recordedContent } from "./record.js";
 
@@ -71,16 +72,7 @@ export async function saveToFile(
     await fs.rm(temp, { force: true });
     throw error;
   }
-  try {
-    const handle = await fs.open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Best effort: directories cannot be opened for this on Windows.
-  }
+  await syncDirectory(fs, dir);
   const { bytes, sha256 } = digest as StreamDigest;
   return { path, bytes, sha256 };
 }

@@ -1,3 +1,4 @@
+import { syncDirectory } from "../internal/sync-directory.js";
 import {
   acquiredLease,
   CheckpointLeaseLostError,
@@ -213,17 +214,7 @@ export function fileCheckpoint(
       await fs.rm(temp, { force: true });
       throw error;
     }
-    // Makes the rename itself durable; directories cannot be opened for this on Windows.
-    try {
-      const handle = await fs.open(dir, "r");
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      // Best effort: the file's own content was already synced.
-    }
+    await syncDirectory(fs, dir);
   };
 
   return {
