@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
-import { CustodyLogError } from "../core/errors.js";
 import { ChainVerifier } from "./chain.js";
 import { type CustodyRecord, chainEntry, entryLine } from "./entry.js";
+import { custodyFailures } from "./failures.js";
 import { fileLines } from "./file-lines.js";
 import type { CustodyLog } from "./log.js";
 import { serial } from "./serial.js";
@@ -58,12 +58,7 @@ export function fileCustodyLog(path: string, options: FileCustodyLogOptions = {}
   const queue = serial();
   let verified: Verified | undefined;
 
-  const fail = (reason: string, extra: { cause?: unknown; firstBadSeq?: number } = {}) =>
-    new CustodyLogError(description, reason, extra);
-  const refuse = (fault: { seq: number; reason: string }) =>
-    fail(`refusing to append to a log that does not verify: ${fault.reason}`, {
-      firstBadSeq: fault.seq,
-    });
+  const { fail, refuse, appendFailure } = custodyFailures(description);
 
   /** Continues `chain` over the lines of `handle` from `from` to `to`; throws at the first fault. */
   const verifyLines = async (
@@ -241,13 +236,8 @@ export function fileCustodyLog(path: string, options: FileCustodyLogOptions = {}
             await release();
           }
         } catch (error) {
-          if (error instanceof CustodyLogError) {
-            // A log found broken stays suspect: the next append verifies it all again.
-            if (error.firstBadSeq !== null) verified = undefined;
-            throw error;
-          }
-          throw fail(`cannot append: ${(error as Error).message ?? String(error)}`, {
-            cause: error,
+          throw appendFailure(error, () => {
+            verified = undefined;
           });
         }
       }),

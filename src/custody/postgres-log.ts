@@ -1,7 +1,7 @@
-import { CustodyLogError } from "../core/errors.js";
 import { type PostgresPool, quoteTableName, tableCreator } from "../stores/postgres.js";
 import { ChainVerifier } from "./chain.js";
 import { type CustodyRecord, chainEntry, entryLine } from "./entry.js";
+import { custodyFailures } from "./failures.js";
 import type { CustodyLog } from "./log.js";
 import { serial } from "./serial.js";
 
@@ -63,12 +63,7 @@ export function postgresCustodyLog(options: PostgresCustodyLogOptions): CustodyL
   /** What this instance verified: the chain up to `seq`, whose stored text was `text`. */
   let verified: { seq: number; hash: string; text: string } | undefined;
 
-  const fail = (reason: string, extra: { cause?: unknown; firstBadSeq?: number } = {}) =>
-    new CustodyLogError(description, reason, extra);
-  const refuse = (fault: { seq: number; reason: string }) =>
-    fail(`refusing to append to a log that does not verify: ${fault.reason}`, {
-      firstBadSeq: fault.seq,
-    });
+  const { fail, refuse, appendFailure } = custodyFailures(description);
 
   const parse = (text: string, seq: number): unknown => {
     try {
@@ -166,12 +161,8 @@ export function postgresCustodyLog(options: PostgresCustodyLogOptions): CustodyL
         try {
           return await appendNow(record);
         } catch (error) {
-          if (error instanceof CustodyLogError) {
-            if (error.firstBadSeq !== null) verified = undefined;
-            throw error;
-          }
-          throw fail(`cannot append: ${(error as Error).message ?? String(error)}`, {
-            cause: error,
+          throw appendFailure(error, () => {
+            verified = undefined;
           });
         }
       }),
