@@ -2,7 +2,8 @@
  * A process appending to one file custody log: argv path, count, name, go.
  * Run several at once by test/custody/file-log.test.ts: prints "ready", waits
  * for the file `go` to exist (so that every process appends at the same time,
- * however long each took to start), then prints "done" when all its appends
+ * however long each took to start), then prints "done <start> <end>" (epoch ms
+ * of its first append call and of its last append resolved) when all its appends
  * resolved.
  */
 import { existsSync } from "node:fs";
@@ -13,6 +14,7 @@ const [path, count, name, go] = process.argv.slice(2) as [string, string, string
 const log = fileCustodyLog(path, { lockTimeoutMs: 60_000 });
 process.stdout.write("ready\n");
 while (!existsSync(go)) await sleep(5);
+const start = Date.now();
 for (let i = 0; i < Number(count); i++) {
   await log.append({
     at: new Date().toISOString(),
@@ -28,4 +30,4 @@ for (let i = 0; i < Number(count); i++) {
     actor: name,
   });
 }
-process.stdout.write("done\n");
+process.stdout.write(`done ${start} ${Date.now()}\n`);
