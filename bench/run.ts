@@ -24,27 +24,14 @@ import {
   readStored,
   type StoredResults,
   type SuiteRecord,
+  summaryBlock,
   table,
   verdict,
   verdictText,
+  withSummary,
 } from "./lib/report.ts";
 import type { SuiteMessage } from "./lib/run-suite.ts";
-
-/** Every suite, in the order of the table. */
-const SUITES = [
-  "verify-node",
-  "verify-webcrypto",
-  "client-overhead",
-  "upload",
-  "custody",
-  "pagination",
-  "poller",
-  "mock-http",
-  "mock-snapshot",
-  "mock-lists",
-  "listen",
-  "bundle-size",
-] as const;
+import { SUITES } from "./lib/suites.ts";
 
 /**
  * Suites left out of `--quick` unless named with `--only`: custody's row is a
@@ -60,6 +47,8 @@ const TIMEOUT_MS = { full: 4 * 60_000, quick: 90_000 };
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
 const OUTPUT = resolve(root, "BENCHMARKS.md");
+/** The performance table the README points to, rewritten from the same results. */
+const SUMMARY_DOC = resolve(root, "docs/development.md");
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined } {
   let quick = false;
@@ -181,6 +170,14 @@ async function main(): Promise<number> {
       markdown({ results, order: SUITES, machine: host, versions: versions(root) }),
     );
     console.log(`Wrote ${relative(process.cwd(), OUTPUT) || OUTPUT}.`);
+    if (existsSync(SUMMARY_DOC)) {
+      const doc = readFileSync(SUMMARY_DOC, "utf8");
+      const updated = withSummary(doc, summaryBlock({ results, order: SUITES }));
+      if (updated !== doc) {
+        writeFileSync(SUMMARY_DOC, updated);
+        console.log(`Wrote the performance table of ${relative(process.cwd(), SUMMARY_DOC)}.`);
+      }
+    }
   }
 
   const failing = rows.filter((r) => {

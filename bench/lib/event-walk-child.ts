@@ -9,15 +9,19 @@
  *   with a no-op `onEvent`, from an empty checkpoint: every event, oldest first.
  * - `fetch-oldest-first`: what the poller does, by hand: `next` to the last
  *   page, then `previous` back to the first, each page read in reverse.
+ * - `ky`: the `fetch` loop through ky alone, as its README shows
+ *   (`ky(url, { headers }).json()`, its default retry and timeout): the
+ *   floor under any client built on ky, as this SDK's is.
  *
  * Memory: every `checkEvery` events the child runs a full GC and records the
  * heap still used above what it used before the walk. A walk that kept what
  * it read would grow by the whole log; one that keeps a page, by a page.
  */
+import ky from "ky";
 import { MedRecords, memoryCheckpoint } from "medrecords";
 import { childMain, type MemoryReport, measureMemory } from "./child.ts";
 
-export type WalkMode = "sdk" | "fetch" | "poller" | "fetch-oldest-first";
+export type WalkMode = "sdk" | "fetch" | "poller" | "fetch-oldest-first" | "ky";
 
 export interface WalkChildInput {
   mode: WalkMode;
@@ -74,6 +78,13 @@ childMain<WalkChildInput, WalkChildOutput>(async (input) => {
     async fetch(seen) {
       for (let url: string | null = first; url !== null; ) {
         const page: RawPage = await get(url);
+        for (const event of page.results) if (event.id === "" || seen()) return;
+        url = page.next;
+      }
+    },
+    async ky(seen) {
+      for (let url: string | null = first; url !== null; ) {
+        const page: RawPage = await ky(url, { headers }).json();
         for (const event of page.results) if (event.id === "" || seen()) return;
         url = page.next;
       }

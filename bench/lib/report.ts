@@ -250,3 +250,42 @@ export function markdown({ results, order, machine, versions }: MarkdownInput): 
   );
   return out.join("\n");
 }
+
+/** Where `summaryBlock` goes in docs/development.md: between these two lines, rewritten by each full run. */
+export const SUMMARY_START =
+  "<!-- bench:summary (written by npm run bench from BENCHMARKS.md; do not edit) -->";
+export const SUMMARY_END = "<!-- /bench:summary -->";
+
+/**
+ * The performance table of docs/development.md (linked from the README):
+ * every row of the stored results, one line each, ratio against target, so
+ * that the figures a reader sees first come from the same full run as
+ * BENCHMARKS.md and its notes.
+ */
+export function summaryBlock({ results, order }: Pick<MarkdownInput, "results" | "order">): string {
+  const suites = [...results.suites].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  const dates = suites.map((s) => s.date).sort();
+  const out = [
+    SUMMARY_START,
+    "",
+    `From the full run of ${(dates.at(-1) ?? "").slice(0, 10)} (each suite's date, the machine and every row's note: \`BENCHMARKS.md\` in the repository). Ratios above 1 are ours ahead of the baseline.`,
+    "",
+    "| what | against | ratio | target | status |",
+    "|---|---|---:|---:|---|",
+  ];
+  for (const row of suites.flatMap((s) => s.rows ?? [])) {
+    out.push(
+      `| ${cell(`${row.group}: ${row.name}`)} | ${cell(row.baseline.label)} | ${ratioText(row)} | ${targetText(row)} | ${verdictText(row)} |`,
+    );
+  }
+  out.push("", SUMMARY_END);
+  return out.join("\n");
+}
+
+/** `document` with the block between the summary markers replaced by `block`; unchanged when the markers are missing. */
+export function withSummary(document: string, block: string): string {
+  const start = document.indexOf(SUMMARY_START);
+  const end = document.indexOf(SUMMARY_END);
+  if (start === -1 || end < start) return document;
+  return document.slice(0, start) + block + document.slice(end + SUMMARY_END.length);
+}

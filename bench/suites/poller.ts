@@ -37,18 +37,23 @@ export const run: Suite = async ({ quick }) => {
   const server = await startSeededServer(seeded);
   try {
     const events = server.total;
-    const runs = await walkRounds(["poller", "fetch", "fetch-oldest-first"], quick ? 2 : ROUNDS, {
-      baseUrl: server.baseUrl,
-      apiKey: server.apiKey,
-      events,
-      pageSize: PAGE_SIZE,
-      // The poller reads every page forward before its first event: a small warm-up suffices.
-      warmupEvents: 1_000,
-      checkEvery: Math.max(PAGE_SIZE, Math.floor(events / 10)),
-    });
+    const runs = await walkRounds(
+      ["poller", "fetch", "fetch-oldest-first", "sdk", "ky"],
+      quick ? 2 : ROUNDS,
+      {
+        baseUrl: server.baseUrl,
+        apiKey: server.apiKey,
+        events,
+        pageSize: PAGE_SIZE,
+        // The poller reads every page forward before its first event: a small warm-up suffices.
+        warmupEvents: 1_000,
+        checkEvery: Math.max(PAGE_SIZE, Math.floor(events / 10)),
+      },
+    );
     const poller = perSecond(events, runs.poller);
     const fetch = perSecond(events, runs.fetch);
     const twoPass = perSecond(events, runs["fetch-oldest-first"]);
+    const sdk = perSecond(events, runs.sdk);
     const pages = Math.ceil(events / PAGE_SIZE);
     const label = `${spaced(seeded)} events`;
     const group = "Catch-up poller (events.catchUp, startMockServer over HTTP)";
@@ -79,6 +84,28 @@ export const run: Suite = async ({ quick }) => {
           `${2 * pages - 1}. Per-round ratios: ${spread(ratios(runs.poller, runs.fetch, events))}. ` +
           `Client CPU per 100 events: poller ${cpuPerPage(runs.poller, events)} ms, newest-first loop ` +
           `${cpuPerPage(runs.fetch, events)} ms, oldest-first by hand ${cpuPerPage(runs["fetch-oldest-first"], events)} ms.`,
+      },
+      {
+        group,
+        name: `${label} vs the SDK's own newest-first walk (the client's ceiling)`,
+        subject,
+        baseline: {
+          label: "for await of events.list(), newest first",
+          value: median(sdk),
+          unit: "events/s",
+        },
+        ratio: ratioOf(poller, sdk),
+        target: 0.9,
+        informational: true,
+        note:
+          "What the one pass costs over reading the same log newest first through the same client (its request " +
+          "pipeline: ky, retries, timeouts, error mapping), which makes the 500 GETs the fetch loop makes. " +
+          "The first row's target asks the poller to be within 10% of a loop with none of that pipeline, while " +
+          `the pipeline alone, on the same requests, runs at ${ratioOf(sdk, fetch).toFixed(2)}x of that loop in this run ` +
+          `and ky alone (\`ky(url, { headers }).json()\`, its defaults) at ${ratioOf(perSecond(events, runs.ky), fetch).toFixed(2)}x ` +
+          `(per-round ratios ${spread(ratios(runs.sdk, runs.fetch, events))}; the pagination row, target 0.85x). ` +
+          `Per-round ratios of the poller to this walk: ${spread(ratios(runs.poller, runs.sdk, events))}. ` +
+          `Client CPU per 100 events: poller ${cpuPerPage(runs.poller, events)} ms, this walk ${cpuPerPage(runs.sdk, events)} ms.`,
       },
       {
         group,

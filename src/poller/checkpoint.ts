@@ -55,8 +55,8 @@ const PLAIN_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
 
 /**
  * The checkpoint a run works with: advanced per event in memory, saved as a
- * snapshot. The ids live in a Set, so many events at one instant cost
- * nothing per event.
+ * snapshot. Many ids at one instant live in a Set, so they cost nothing per
+ * event either.
  */
 export class CheckpointCursor {
   #createdAt: string | null;
@@ -64,7 +64,14 @@ export class CheckpointCursor {
   #instant: Instant | undefined;
   /** Whether `#createdAt` has the service's plain UTC layout (PLAIN_UTC), tested once. */
   #plain = false;
-  #ids: Set<string>;
+  /**
+   * The ids processed at `#createdAt`: `#only` while there is one (a log of
+   * distinct times never needs more), a Set from the second on or when loaded
+   * with ids. Advancing to a new time is then two assignments per event, not
+   * a Set cleared and filled.
+   */
+  #ids: Set<string> | undefined;
+  #only: string | undefined;
   /** The last event time parsed: `covers` and then `advance` see the same event. */
   #lastIso: string | undefined;
   #lastInstant: Instant | undefined;
@@ -75,28 +82,40 @@ export class CheckpointCursor {
   constructor(start: Checkpoint | null) {
     this.#createdAt = start?.created_at ?? null;
     this.#plain = this.#createdAt !== null && PLAIN_UTC.test(this.#createdAt);
-    this.#ids = new Set(start?.ids_at_created_at ?? []);
+    const ids = start?.ids_at_created_at ?? [];
+    this.#ids = ids.length > 0 ? new Set(ids) : undefined;
   }
 
   /** Whether `event` is at or before the checkpoint and was processed (or lies in a reported gap). */
   covers(event: { id: string; created_at: string }): boolean {
     if (this.#createdAt === null) return false;
     const order = this.#compare(event.created_at, this.#createdAt);
-    return order < 0 || (order === 0 && this.#ids.has(event.id));
+    return order < 0 || (order === 0 && this.#has(event.id));
   }
 
   /** Records `event` as processed; events must come oldest first. */
   advance(event: { id: string; created_at: string }): void {
     if (this.#createdAt !== null && this.#compare(event.created_at, this.#createdAt) === 0) {
-      this.#ids.add(event.id);
+      this.#add(event.id);
       return;
     }
     this.#createdAt = event.created_at;
     this.#instant = this.#lastIso === event.created_at ? this.#lastInstant : undefined;
     this.#plain = this.#isPlain(event.created_at);
-    // Reused rather than replaced once per event: `snapshot` copies it.
-    this.#ids.clear();
-    this.#ids.add(event.id);
+    this.#ids = undefined;
+    this.#only = event.id;
+  }
+
+  #has(id: string): boolean {
+    return this.#ids === undefined ? this.#only === id : this.#ids.has(id);
+  }
+
+  #add(id: string): void {
+    if (this.#ids === undefined) {
+      this.#ids = new Set(this.#only === undefined ? [] : [this.#only]);
+      this.#only = undefined;
+    }
+    this.#ids.add(id);
   }
 
   /** Moves to an instant with nothing processed at it yet (after a gap). */
@@ -104,7 +123,8 @@ export class CheckpointCursor {
     this.#createdAt = createdAt;
     this.#instant = undefined;
     this.#plain = PLAIN_UTC.test(createdAt);
-    this.#ids = new Set();
+    this.#ids = undefined;
+    this.#only = undefined;
   }
 
   /** `compareInstants(iso, createdAt)`, parsing each time string once rather than on every call. */
@@ -135,6 +155,10 @@ export class CheckpointCursor {
   snapshot(): Checkpoint | null {
     return this.#createdAt === null
       ? null
-      : { created_at: this.#createdAt, ids_at_created_at: [...this.#ids] };
+      : {
+          created_at: this.#createdAt,
+          ids_at_created_at:
+            this.#ids !== undefined ? [...this.#ids] : this.#only !== undefined ? [this.#only] : [],
+        };
   }
 }

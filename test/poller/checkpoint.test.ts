@@ -146,6 +146,34 @@ describe("instants and the checkpoint cursor", () => {
     });
     expect(new CheckpointCursor(null).snapshot()).toBeNull();
   });
+
+  it("keeps every id at an instant whether one, then several, then one again", () => {
+    const cursor = new CheckpointCursor(null);
+    const at = (id: string, created_at: string) => ({ id, created_at });
+    cursor.advance(at("rr-1", "2026-03-01T10:00:00.001Z"));
+    expect(cursor.covers(at("rr-1", "2026-03-01T10:00:00.001Z"))).toBe(true);
+    expect(cursor.covers(at("rr-2", "2026-03-01T10:00:00.001Z"))).toBe(false);
+    cursor.advance(at("rr-2", "2026-03-01T10:00:00.001Z"));
+    // The same instant written another way is the same instant.
+    cursor.advance(at("rr-3", "2026-03-01T10:00:00.0010Z"));
+    expect(cursor.snapshot()).toEqual({
+      created_at: "2026-03-01T10:00:00.001Z",
+      ids_at_created_at: ["rr-1", "rr-2", "rr-3"],
+    });
+    expect(cursor.covers(at("rr-2", "2026-03-01T10:00:00.001Z"))).toBe(true);
+    cursor.advance(at("rr-4", "2026-03-01T10:00:00.002Z"));
+    expect(cursor.snapshot()).toEqual({
+      created_at: "2026-03-01T10:00:00.002Z",
+      ids_at_created_at: ["rr-4"],
+    });
+    expect(cursor.covers(at("rr-1", "2026-03-01T10:00:00.002Z"))).toBe(false);
+    cursor.reset("2026-03-02T00:00:00.000Z");
+    expect(cursor.snapshot()).toEqual({
+      created_at: "2026-03-02T00:00:00.000Z",
+      ids_at_created_at: [],
+    });
+    expect(cursor.covers(at("rr-4", "2026-03-02T00:00:00.000Z"))).toBe(false);
+  });
 });
 
 describe("medrecords entry", () => {

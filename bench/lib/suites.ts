@@ -1,0 +1,15 @@
+/** Every suite (`bench/suites/<name>.ts`), in the order of BENCHMARKS.md and the performance table. */
+export const SUITES = [
+  "verify-node",
+  "verify-webcrypto",
+  "client-overhead",
+  "upload",
+  "custody",
+  "pagination",
+  "poller",
+  "mock-http",
+  "mock-snapshot",
+  "mock-lists",
+  "listen",
+  "bundle-size",
+] as const;
