@@ -1,10 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  BodyTooLargeError,
-  declaredLengthExceeds,
-  maxBodyBytesOption,
-  readCapped,
-} from "./body-limit.js";
+import { BodyTooLargeError, declaredLengthExceeds, maxBodyBytesOption } from "./body-limit.js";
 
 /** A request as Express hands it over: `body` is set by a body parser, if any ran. */
 type NodeRequest = IncomingMessage & {
@@ -17,9 +12,11 @@ type NodeRequest = IncomingMessage & {
 /** Options of `toNodeListener(handler, options)`. */
 export interface NodeListenerOptions {
   /**
-   * Largest body read from the stream, in bytes; a larger one (announced in
-   * `Content-Length`, or as read) gets 413 before any verification and is
-   * read no further. Deliveries are small JSON documents.
+   * Largest body the handler may read from the stream, in bytes; a larger
+   * one gets 413 and is read no further: at once when `Content-Length`
+   * announces it, else when the handler reads past the cap (after checking
+   * the signature headers, with createWebhookHandler). Deliveries are small
+   * JSON documents.
    * @default 1_048_576 (1 MiB)
    */
   maxBodyBytes?: number;
@@ -39,7 +36,9 @@ export const BODY_CONSUMED_MESSAGE =
 
 /**
  * Adapts a Fetch-style handler (`createWebhookHandler`) to node:http and
- * Express. It reads the raw body from the stream itself; after
+ * Express. The handler gets the raw body as a stream it reads when it
+ * chooses (createWebhookHandler checks the signature headers first, so an
+ * unsigned request is answered without its body being read); after
  * `express.raw()` or `express.text()` it uses `req.body` instead. A body
  * already parsed into an object cannot be verified, so that case answers 500
  * with a message saying where to mount the route (500, not 400, so the
@@ -60,9 +59,10 @@ export function toNodeListener(
 
   return (incoming, res, next) => {
     const req = incoming as NodeRequest;
+    let streamed: CappedBody | undefined;
     void (async () => {
       const method = (req.method ?? "GET").toUpperCase();
-      let body: Uint8Array | undefined;
+      let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
       if (method !== "GET" && method !== "HEAD") {
         const parsed = parsedBody(req);
         if (parsed !== undefined) {
@@ -71,22 +71,31 @@ export function toNodeListener(
           onError(new Error(BODY_CONSUMED_MESSAGE));
           send(res, 500, BODY_CONSUMED_MESSAGE, "text/plain; charset=utf-8");
           return;
+        } else if (declaredLengthExceeds(req.headers["content-length"], maxBodyBytes)) {
+          tooLarge(res);
+          return;
         } else {
-          try {
-            if (declaredLengthExceeds(req.headers["content-length"], maxBodyBytes)) {
-              throw new BodyTooLargeError(maxBodyBytes);
-            }
-            body = await readCapped(req, maxBodyBytes);
-          } catch (error) {
-            if (error instanceof BodyTooLargeError) {
-              send(res, 413, JSON.stringify({ error: "payload_too_large" }), "application/json");
-              return;
-            }
-            throw error;
-          }
+          // Handed over as a stream, not read first: the handler checks the
+          // signature headers before it pulls a byte, so an unsigned sender
+          // gets its answer without the receiver reading what it sends.
+          streamed = new CappedBody(req, maxBodyBytes);
+          body = streamed.stream;
         }
       }
-      const response = await handler(toRequest(req, method, body));
+      let response: Response;
+      try {
+        response = await handler(toRequest(req, method, body));
+      } catch (error) {
+        // A handler other than createWebhookHandler let the cap's error through.
+        if (streamed?.overflowed) {
+          tooLarge(res);
+          return;
+        }
+        throw error;
+      }
+      // A body left unread (refused on its headers, or over the cap) is not
+      // drained for the next request on this connection: the connection ends.
+      if (streamed !== undefined && !streamed.finished) res.setHeader("connection", "close");
       res.statusCode = response.status;
       response.headers.forEach((value, name) => {
         res.setHeader(name, value);
@@ -105,6 +114,47 @@ export function toNodeListener(
   };
 }
 
+/**
+ * A Node request body as a web stream that pulls from the socket only when
+ * read, and errors with `BodyTooLargeError` past `max` bytes (reading no
+ * further). `finished` once read to its end; `overflowed` once past the cap.
+ */
+class CappedBody {
+  readonly stream: ReadableStream<Uint8Array>;
+  finished = false;
+  overflowed = false;
+
+  constructor(req: NodeRequest, max: number) {
+    let chunks: AsyncIterator<Uint8Array | string> | undefined;
+    let length = 0;
+    this.stream = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        // Made on the first read: until then nothing is taken from the socket.
+        chunks ??= req[Symbol.asyncIterator]();
+        const { done, value } = await chunks.next();
+        if (done) {
+          this.finished = true;
+          controller.close();
+          return;
+        }
+        const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
+        length += bytes.byteLength;
+        if (length > max) {
+          this.overflowed = true;
+          controller.error(new BodyTooLargeError(max));
+          return;
+        }
+        controller.enqueue(bytes);
+      },
+    });
+  }
+}
+
+function tooLarge(res: ServerResponse): void {
+  res.setHeader("connection", "close");
+  send(res, 413, JSON.stringify({ error: "payload_too_large" }), "application/json");
+}
+
 /** Raw bytes left by `express.raw()` (a Buffer) or `express.text()` (a string). */
 function parsedBody(req: NodeRequest): Uint8Array | undefined {
   if (req.body instanceof Uint8Array) return req.body;
@@ -119,7 +169,11 @@ function bodyConsumed(req: NodeRequest): boolean {
   return req.readableEnded || req._body === true;
 }
 
-function toRequest(req: NodeRequest, method: string, body: Uint8Array | undefined): Request {
+function toRequest(
+  req: NodeRequest,
+  method: string,
+  body: Uint8Array | ReadableStream<Uint8Array> | undefined,
+): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     // HTTP/2 pseudo-headers (":path") are not valid names for Headers.
@@ -129,8 +183,10 @@ function toRequest(req: NodeRequest, method: string, body: Uint8Array | undefine
   return new Request(requestUrl(req), {
     method,
     headers,
-    body: body === undefined ? null : new Uint8Array(body),
-  });
+    body: body === undefined ? null : body instanceof ReadableStream ? body : new Uint8Array(body),
+    // A stream body needs it (Node's fetch); the handler reads it whole anyway.
+    duplex: "half",
+  } as RequestInit);
 }
 
 function requestUrl(req: NodeRequest): string {

@@ -1,4 +1,11 @@
-import { createServer, type RequestListener, type Server } from "node:http";
+import {
+  type ClientRequest,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -90,6 +97,87 @@ describe("toNodeListener on node:http", () => {
   it("answers 413 to a body over maxBodyBytes", async () => {
     const base = await listen(toNodeListener(webhook(), { maxBodyBytes: 64 }));
     expect((await post(base)).status).toBe(413);
+  });
+});
+
+/** A POST sent in chunks without Content-Length; `end()` finishes the body. */
+function chunked(url: string, headers: Record<string, string>) {
+  const request: ClientRequest = httpRequest(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "transfer-encoding": "chunked", ...headers },
+  });
+  request.on("error", () => {});
+  const answered = new Promise<{ status: number; body: string; connection?: string }>((resolve) => {
+    request.on("response", (response: IncomingMessage) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body,
+          connection: response.headers.connection,
+        }),
+      );
+    });
+  });
+  return { request, answered };
+}
+
+describe("toNodeListener reads the body only when the handler does", () => {
+  it("answers an unsigned request while its body is still arriving, without reading it", async () => {
+    const base = await listen(toNodeListener(webhook()));
+    const { request, answered } = chunked(base, {});
+    // A first chunk, then the body stays open: a listener that read the body
+    // before the handler saw the headers would wait for it for ever.
+    request.write("x".repeat(16_384));
+    const answer = await answered;
+    request.destroy();
+    expect(answer.status).toBe(400);
+    expect(answer.body).toBe('{"error":"invalid_webhook"}');
+    // The unread rest is not drained for a next request on this connection.
+    expect(answer.connection).toBe("close");
+  });
+
+  it("verifies a signed delivery sent in chunks without Content-Length", async () => {
+    const fn = vi.fn();
+    const base = await listen(toNodeListener(webhook({ "retrieval_request.status_changed": fn })));
+    const body = JSON.stringify(statusChanged);
+    const { request, answered } = chunked(base, nodeSignedHeaders(body));
+    request.write(body.slice(0, 10));
+    request.end(body.slice(10));
+    const answer = await answered;
+    expect(answer.status).toBe(200);
+    expect(answer.connection).not.toBe("close");
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers 413 to a signed chunked body one byte over maxBodyBytes, and takes one at it", async () => {
+    const body = JSON.stringify(statusChanged);
+    const size = new TextEncoder().encode(body).byteLength;
+    for (const [max, status] of [
+      [size - 1, 413],
+      [size, 200],
+    ] as const) {
+      const base = await listen(toNodeListener(webhook(), { maxBodyBytes: max }));
+      const { request, answered } = chunked(base, nodeSignedHeaders(body));
+      request.write(body.slice(0, 10));
+      request.end(body.slice(10));
+      expect((await answered).status).toBe(status);
+    }
+  });
+
+  it("answers 413 when a handler of its own lets the cap's error through", async () => {
+    const base = await listen(
+      toNodeListener(async (request) => new Response(await request.text()), { maxBodyBytes: 8 }),
+    );
+    const { request, answered } = chunked(base, {});
+    request.end("0123456789");
+    const answer = await answered;
+    expect(answer.status).toBe(413);
+    expect(answer.body).toBe('{"error":"payload_too_large"}');
   });
 });
 
