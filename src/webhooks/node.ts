@@ -74,6 +74,9 @@ export function toNodeListener(
         } else if (declaredLengthExceeds(req.headers["content-length"], maxBodyBytes)) {
           tooLarge(res);
           return;
+        } else if (req.headers["content-length"]?.trim() === "0") {
+          // Nothing to stream, and nothing left unread on the connection.
+          body = new Uint8Array();
         } else {
           // Handed over as a stream, not read first: the handler checks the
           // signature headers before it pulls a byte, so an unsigned sender

@@ -169,6 +169,13 @@ describe("toNodeListener reads the body only when the handler does", () => {
     }
   });
 
+  it("keeps the connection open after refusing a request with an empty body", async () => {
+    const base = await listen(toNodeListener(webhook()));
+    const response = await fetch(base, { method: "POST", body: "" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("connection")).not.toBe("close");
+  });
+
   it("answers 413 when a handler of its own lets the cap's error through", async () => {
     const base = await listen(
       toNodeListener(async (request) => new Response(await request.text()), { maxBodyBytes: 8 }),
