@@ -25,7 +25,9 @@
  * already there are not added again, and an action request is not opened
  * when one was already asked. The life continues from the current stage.
  */
+
 import { randomInt, seededRandom } from "../internal/seeded-random.js";
+import { RETRIEVAL_STAGES } from "../schemas/retrieval-requests.js";
 import type { OpenActionRequestInput } from "./model/action-requests.js";
 import { openActionRequest } from "./model/action-requests.js";
 import {
@@ -179,14 +181,7 @@ export function createAutopilot(ctx: ModelContext, options: MockAutopilotOptions
 }
 
 /** The order of a request's life; a step never moves a request to an earlier one. */
-const STAGE_ORDER: readonly string[] = [
-  "intake",
-  "request_sent",
-  "provider_processing",
-  "records_received",
-  "quality_review",
-  "completed",
-];
+const STAGE_ORDER: readonly string[] = RETRIEVAL_STAGES.filter((stage) => stage !== "cancelled");
 
 function stageRank(stage: string): number {
   return STAGE_ORDER.indexOf(stage);

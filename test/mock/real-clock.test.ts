@@ -4,6 +4,7 @@ import { AUTOPILOT_STEP_MINUTES } from "../../src/mock/autopilot.js";
 import { createMockClock, stopMockClock } from "../../src/mock/clock.js";
 import { createMockService } from "../../src/mock/index.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
+import { RETRIEVAL_STAGES } from "../../src/schemas/retrieval-requests.js";
 
 const T0 = "2026-03-01T10:00:00.000Z";
 const t0 = Date.parse(T0);
@@ -120,14 +121,7 @@ describe("the autopilot", () => {
     return events.reverse().map((e) => (e.data as { stage: string }).stage);
   }
 
-  const ORDER = [
-    "intake",
-    "request_sent",
-    "provider_processing",
-    "records_received",
-    "quality_review",
-    "completed",
-  ];
+  const ORDER: readonly string[] = RETRIEVAL_STAGES.filter((stage) => stage !== "cancelled");
   const neverBackwards = (stages: string[]) => {
     for (let i = 1; i < stages.length; i++) {
       expect(ORDER.indexOf(stages[i] as string), stages.join(" > ")).toBeGreaterThanOrEqual(
