@@ -11,10 +11,10 @@
  * round after round; a ratio is the median of the per-round ratios.
  */
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { MiB, runChild } from "../lib/child.ts";
 import type { DownloadChildInput, DownloadChildOutput } from "../lib/download-child.ts";
+import { closeLoopback, listenLoopback } from "../lib/loopback.ts";
 import { median } from "../lib/measure.ts";
 import type { Suite } from "../lib/types.ts";
 
@@ -70,20 +70,9 @@ async function startServers(sizes: Record<string, number>) {
       .writeHead(200, { "content-type": "application/json", "x-request-id": `req_${id}` })
       .end(JSON.stringify(body));
   });
-  const listen = (server: Server) =>
-    new Promise<string>((resolve) =>
-      server.listen(0, "127.0.0.1", () =>
-        resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-      ),
-    );
-  const apiUrl = await listen(api);
-  storageUrl = await listen(storage);
-  const close = (server: Server) =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return { apiUrl, close: () => Promise.all([close(api), close(storage)]) };
+  const apiUrl = await listenLoopback(api);
+  storageUrl = await listenLoopback(storage);
+  return { apiUrl, close: () => Promise.all([closeLoopback(api), closeLoopback(storage)]) };
 }
 
 /** Median CPU seconds per GiB read, of one mode. */

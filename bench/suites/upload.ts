@@ -10,9 +10,9 @@
  * alternate, round after round; a ratio is the median of the per-round ratios.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { MiB, runChild } from "../lib/child.ts";
+import { closeLoopback, listenLoopback } from "../lib/loopback.ts";
 import { median } from "../lib/measure.ts";
 import type { BenchRow, Suite } from "../lib/types.ts";
 import type { UploadChildInput, UploadChildOutput } from "../lib/upload-child.ts";
@@ -73,24 +73,13 @@ async function startServers(): Promise<{
         );
     });
   });
-  const listen = (server: Server) =>
-    new Promise<string>((resolve) =>
-      server.listen(0, "127.0.0.1", () =>
-        resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-      ),
-    );
-  const apiUrl = await listen(api);
-  storageUrl = await listen(storage);
-  const close = (server: Server) =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  const apiUrl = await listenLoopback(api);
+  storageUrl = await listenLoopback(storage);
   return {
     apiUrl,
     received: () => received,
     close: async () => {
-      await Promise.all([close(api), close(storage)]);
+      await Promise.all([closeLoopback(api), closeLoopback(storage)]);
     },
   };
 }
