@@ -14,6 +14,7 @@ import { MedRecords } from "../../src/index.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
 import { startCli } from "../helpers/cli.js";
 import { closeServer, listenOn } from "../helpers/loopback.js";
+import { CHROMIUM_ARGS } from "../runtimes/chromium-args.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -25,18 +26,6 @@ if (!HAVE_CHROMIUM) {
     `\n*** test/inspector/inspector.browser.test.ts SKIPPED: ${CHROMIUM} is not installed (apt-get install -y chromium, or set CHROMIUM) ***\n`,
   );
 }
-
-/** No network but loopback: no update checks, no component downloads, no QUIC probes. */
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const START = "2026-03-01T10:00:00.000Z";
 const STATUS_CHANGED = "retrieval_request.status_changed";

@@ -18,21 +18,12 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { CHECKS, formatResult } from "./checks.mjs";
+import { CHROMIUM_ARGS } from "./chromium-args.mjs";
 
 const LABEL = "chromium";
 const here = dirname(fileURLToPath(import.meta.url));
 const [apiBaseUrl = "", apiKey = ""] = process.argv.slice(2);
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 // Hop-by-hop headers, and those fetch recomputes (the body is passed decoded).
 const DROPPED_HEADERS = new Set([
   "connection",
