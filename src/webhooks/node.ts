@@ -59,8 +59,8 @@ export function toNodeListener(
 
   return (incoming, res, next) => {
     const req = incoming as NodeRequest;
-    let streamed: CappedBody | undefined;
     void (async () => {
+      let streamed: CappedBody | undefined;
       const method = (req.method ?? "GET").toUpperCase();
       let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
       if (method !== "GET" && method !== "HEAD") {
@@ -130,26 +130,30 @@ class CappedBody {
   constructor(req: NodeRequest, max: number) {
     let chunks: AsyncIterator<Uint8Array | string> | undefined;
     let length = 0;
-    this.stream = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        // Made on the first read: until then nothing is taken from the socket.
-        chunks ??= req[Symbol.asyncIterator]();
-        const { done, value } = await chunks.next();
-        if (done) {
-          this.finished = true;
-          controller.close();
-          return;
-        }
-        const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
-        length += bytes.byteLength;
-        if (length > max) {
-          this.overflowed = true;
-          controller.error(new BodyTooLargeError(max));
-          return;
-        }
-        controller.enqueue(bytes);
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          // Made on the first read: until then nothing is taken from the socket.
+          chunks ??= req[Symbol.asyncIterator]();
+          const { done, value } = await chunks.next();
+          if (done) {
+            this.finished = true;
+            controller.close();
+            return;
+          }
+          const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
+          length += bytes.byteLength;
+          if (length > max) {
+            this.overflowed = true;
+            controller.error(new BodyTooLargeError(max));
+            return;
+          }
+          controller.enqueue(bytes);
+        },
+        // No read-ahead: `pull` runs only when the handler reads.
       },
-    });
+      { highWaterMark: 0 },
+    );
   }
 }
 

@@ -141,6 +141,23 @@ describe("toNodeListener reads the body only when the handler does", () => {
     expect(answer.connection).toBe("close");
   });
 
+  it("takes nothing from the request stream when the handler refuses on the headers", async () => {
+    const listener = toNodeListener(webhook());
+    let reads = 0;
+    const base = await listen((req, res) => {
+      const iterate = req[Symbol.asyncIterator].bind(req);
+      req[Symbol.asyncIterator] = () => {
+        reads += 1;
+        return iterate();
+      };
+      listener(req, res);
+    });
+    const { request, answered } = chunked(base, {});
+    request.end("x".repeat(1_024));
+    expect((await answered).status).toBe(400);
+    expect(reads).toBe(0);
+  });
+
   it("verifies a signed delivery sent in chunks without Content-Length", async () => {
     const fn = vi.fn();
     const base = await listen(toNodeListener(webhook({ "retrieval_request.status_changed": fn })));
