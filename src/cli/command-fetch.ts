@@ -14,3 +14,11 @@ export function commandFetch(given: typeof fetch | undefined): typeof fetch {
     throw new CommandError(error instanceof Error ? error.message : String(error));
   }
 }
+
+/** `fetch` whose requests the signal aborts too, so that Ctrl-C never waits for a hung request. */
+export function abortableFetch(base: typeof fetch, signal: AbortSignal): typeof fetch {
+  return (input, init) => {
+    const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    return base(input, { ...init, signal: own ? AbortSignal.any([own, signal]) : signal });
+  };
+}

@@ -10,20 +10,9 @@
  * the start position is saved at once, so that a later run resumes from it
  * even if no event came in between.
  */
-import { MedRecords } from "../client.js";
-import {
-  APIError,
-  AuthenticationError,
-  ConnectionError,
-  MedRecordsError,
-  PermissionError,
-  TimeoutError,
-} from "../core/errors.js";
-import { parseDurationText } from "../internal/duration.js";
+import type { MedRecords } from "../client.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { EventLogGap } from "../poller/catch-up.js";
-import { fileCheckpoint } from "../poller/file-checkpoint.js";
-import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import {
   type AnyEvent,
@@ -32,14 +21,13 @@ import {
   EVENT_TYPE_FILTER_MAX,
 } from "../schemas/event-list.js";
 import type { EventType } from "../schemas/events.js";
-import {
-  type Checkpoint,
-  type CheckpointStore,
-  compareInstants,
-} from "../shared/checkpoint-store.js";
-import { parseFlags, shown } from "./args.js";
-import { commandLogger } from "./client-logger.js";
-import { commandFetch } from "./command-fetch.js";
+import type { Checkpoint } from "../shared/checkpoint-store.js";
+import { parseFlags } from "./args.js";
+import { commandCheckpoint } from "./command-checkpoint.js";
+import { commandClient } from "./command-client.js";
+import { failure } from "./command-failure.js";
+import { parseInterval } from "./interval.js";
+import { positionAfterNewest } from "./newest-position.js";
 import { OutputClosedError } from "./process-output.js";
 import { parseSince, positionSince, type Since } from "./since.js";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
@@ -47,7 +35,6 @@ import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords events tail --help";
 const DEFAULT_INTERVAL_MS = 5_000;
-const MAX_INTERVAL_MS = 24 * 60 * 60 * 1000;
 /** Events per page: the most the command holds in memory at once. */
 const PAGE_SIZE = PAGE_LIMIT_MAX;
 
@@ -138,41 +125,14 @@ export async function eventsTail(
   }
   const options = parseOptions(argv, io.env);
 
-  const apiKey = io.env.MEDRECORDS_API_KEY;
-  if (apiKey === undefined || apiKey.trim() === "") {
-    throw new CommandError(
-      "MEDRECORDS_API_KEY is not set: export the API key in the environment (it is never taken as a flag).",
-    );
-  }
-  const redact = redactor(apiKey);
-  const baseUrl = options.baseUrl ?? io.env.MEDRECORDS_BASE_URL;
-  if (baseUrl === undefined || baseUrl.trim() === "") {
-    throw new UsageError(
-      `no service address: pass --base-url or set MEDRECORDS_BASE_URL; ${SEE_HELP}`,
-    );
-  }
-  const from = options.baseUrl !== undefined ? "--base-url" : "MEDRECORDS_BASE_URL";
-  if (!isHttpUrl(baseUrl)) {
-    const message = `${from} must be an http or https address such as https://api.example.com`;
-    throw options.baseUrl !== undefined
-      ? new UsageError(`${message}; ${SEE_HELP}`)
-      : new CommandError(`${message}.`);
-  }
-
   const signal = io.signal;
-  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
-  let mr: MedRecords;
-  try {
-    mr = new MedRecords({ apiKey, baseUrl, logger: commandLogger(io), fetch: apiFetch });
-  } catch (error) {
-    // Whitespace in the key, for example; messages of the client never hold the key.
-    throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
-  }
-
-  const store: CheckpointStore =
-    options.checkpointPath === undefined
-      ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(options.checkpointPath), options.checkpointPath);
+  const { mr, redact } = commandClient(io, {
+    baseUrl: options.baseUrl,
+    signal,
+    seeHelp: SEE_HELP,
+    fetch: deps.fetch,
+  });
+  const store = commandCheckpoint(options.checkpointPath);
 
   // Awaited, so that an event counts as processed (and the checkpoint passes
   // it) only once its line went out: a line the closed pipe refused prints
@@ -224,7 +184,7 @@ export async function eventsTail(
     if (error instanceof OutputClosedError) throw error;
     // A request cut short by the signal: what was printed is saved.
     if (signal.aborted && !(error instanceof CommandError)) return 0;
-    throw failure(error, mr.baseUrl, redact);
+    throw failure(error, mr.baseUrl, redact, "events tail");
   }
 }
 
@@ -266,25 +226,12 @@ function parseOptions(argv: string[], env: CommandIo["env"]): TailOptions {
     since: values.since === undefined ? undefined : parseSince(values.since, env, SEE_HELP),
     checkpointPath: values.checkpoint,
     intervalMs:
-      values.interval === undefined ? DEFAULT_INTERVAL_MS : parseInterval(values.interval, env),
+      values.interval === undefined
+        ? DEFAULT_INTERVAL_MS
+        : parseInterval(values.interval, env, SEE_HELP),
     once: values.once ?? false,
     json: values.json ?? false,
   };
-}
-
-/** `500ms`, `5s`, `1.5m`, `1h` → milliseconds, in the one duration grammar (src/internal/duration.ts). */
-export function parseInterval(
-  value: string,
-  env: CommandIo["env"],
-  seeHelp: string = SEE_HELP,
-): number {
-  const ms = parseDurationText(value) ?? 0;
-  if (ms < 1 || ms > MAX_INTERVAL_MS) {
-    throw new UsageError(
-      `--interval needs a duration from 1ms to 24h with a unit, such as 500ms, 5s or 1m, not ${shown(value, env)}; ${seeHelp}`,
-    );
-  }
-  return ms;
 }
 
 /**
@@ -297,34 +244,6 @@ async function startPosition(mr: MedRecords, options: TailOptions): Promise<Chec
   return positionAfterNewest(mr, options.types);
 }
 
-/**
- * "Now" on the service's log: just after the newest event, with every event
- * at its instant marked as seen (they list together, newest first). An empty
- * log: null, from its start. Also `medrecords listen`'s start.
- */
-export async function positionAfterNewest(
-  mr: MedRecords,
-  types: string[] | undefined,
-): Promise<Checkpoint | null> {
-  let page = await mr.events.list({
-    limit: PAGE_SIZE,
-    ...(types === undefined ? {} : { type: types }),
-  });
-  const newest = page.results[0];
-  if (newest === undefined) return null;
-  const ids: string[] = [];
-  for (;;) {
-    for (const event of page.results) {
-      if (compareInstants(event.created_at, newest.created_at) !== 0) {
-        return { created_at: newest.created_at, ids_at_created_at: ids };
-      }
-      ids.push(event.id);
-    }
-    if (!page.hasNextPage()) return { created_at: newest.created_at, ids_at_created_at: ids };
-    page = await page.getNextPage();
-  }
-}
-
 /** `<created_at>  <type>  <event id>  <object id or ->`, each field terminal-safe. */
 function humanLine(event: AnyEvent): string {
   const data = event.data as Record<string, unknown>;
@@ -334,73 +253,4 @@ function humanLine(event: AnyEvent): string {
   return [event.created_at, event.type, event.id, objectId ?? "-"]
     .map((field) => terminalSafe(String(field)))
     .join("  ");
-}
-
-/** A checkpoint store whose failures name the file, as one CommandError line. */
-export function describedStore(store: CheckpointStore, path: string): CheckpointStore {
-  const fail = (action: string) => (error: unknown) => {
-    const message = messageOf(error);
-    throw new CommandError(
-      message.includes(path) ? message : `cannot ${action} the checkpoint file ${path}: ${message}`,
-    );
-  };
-  return {
-    ...(store.description === undefined ? {} : { description: store.description }),
-    load: () => store.load().catch(fail("read")),
-    save: (checkpoint) => store.save(checkpoint).catch(fail("write")),
-  };
-}
-
-/** `fetch` whose requests the signal aborts too, so that Ctrl-C never waits for a hung request. */
-export function abortableFetch(base: typeof fetch, signal: AbortSignal): typeof fetch {
-  return (input, init) => {
-    const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-    return base(input, { ...init, signal: own ? AbortSignal.any([own, signal]) : signal });
-  };
-}
-
-export function failure(
-  error: unknown,
-  baseUrl: string,
-  redact: (text: string) => string,
-  command = "events tail",
-): Error {
-  if (error instanceof CommandError || error instanceof UsageError) {
-    return new CommandError(redact(terminalSafe(oneLine(error.message))));
-  }
-  const message = messageOf(error);
-  let line: string;
-  if (error instanceof AuthenticationError) {
-    line = `the service at ${baseUrl} refused the API key in MEDRECORDS_API_KEY: ${message}`;
-  } else if (error instanceof PermissionError) {
-    line = `the API key may not read the event log (it needs webhooks:read, and retrievals:read for retrieval events): ${message}`;
-  } else if (error instanceof ConnectionError || error instanceof TimeoutError) {
-    line = `cannot reach the service at ${baseUrl}: ${message}`;
-  } else if (error instanceof APIError) {
-    line = `the service at ${baseUrl} refused the request: ${message}`;
-  } else if (error instanceof MedRecordsError) {
-    line = message;
-  } else {
-    line = `${command} failed: ${message}`;
-  }
-  // The message may quote the service's own words: nothing in it reaches the terminal raw.
-  return new CommandError(redact(terminalSafe(oneLine(line))));
-}
-
-export function redactor(apiKey: string): (text: string) => string {
-  return (text) => (apiKey.length < 4 ? text : text.split(apiKey).join("[redacted]"));
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-export function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === "http:" || protocol === "https:";
 }

@@ -9,40 +9,46 @@
  * this machine but the API calls that read the log.
  */
 
-import { MedRecords } from "../client.js";
+import type { MedRecords } from "../client.js";
+import { APIError, ConnectionError, NotFoundError } from "../core/errors.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
-import type { EventLogGap } from "../poller/catch-up.js";
-import { fileCheckpoint } from "../poller/file-checkpoint.js";
+import type { CatchUpPoller, EventLogGap } from "../poller/catch-up.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
 import { PAGE_LIMIT_MAX } from "../schemas/common.js";
 import { EVENT_RETENTION_DAYS } from "../schemas/event-list.js";
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from "../schemas/events.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
-import type { CheckpointStore } from "../shared/checkpoint-store.js";
-import { parseFlags, shown } from "./args.js";
+import { type CheckpointStore, compareInstants } from "../shared/checkpoint-store.js";
 import { commandLogger } from "./client-logger.js";
-import { commandFetch } from "./command-fetch.js";
+import { commandCheckpoint } from "./command-checkpoint.js";
+import { commandClient } from "./command-client.js";
+import { failure } from "./command-failure.js";
+import { messageOf, oneLine } from "./error-text.js";
 import {
-  abortableFetch,
-  describedStore,
-  failure,
-  isHttpUrl,
-  messageOf,
-  parseInterval,
-  positionAfterNewest,
-  redactor,
-} from "./events-tail.js";
+  LISTEN_SEE_HELP,
+  type ListenOptions,
+  newSecret,
+  parseListenOptions,
+} from "./listen-options.js";
+import { positionAfterNewest } from "./newest-position.js";
 import { OutputClosedError } from "./process-output.js";
-import { parseSince, positionSince } from "./since.js";
+import { positionSince } from "./since.js";
 import { terminalSafe } from "./terminal-text.js";
-import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
-import { createForwarder, LISTEN_RETRY_SPEEDUP, retryDelaysMs } from "./webhook-forwarder.js";
+import { CommandError, type CommandIo } from "./usage-error.js";
+import {
+  createForwarder,
+  type Forwarder,
+  LISTEN_RETRY_SPEEDUP,
+  retryDelaysMs,
+} from "./webhook-forwarder.js";
 
-const SEE_HELP = "see medrecords listen --help";
-/** Polls once a second by default: a development loop wants to see its event now. */
-const DEFAULT_INTERVAL_MS = 1_000;
 /** Events per page: the most the command holds in memory at once, whatever the backlog. */
 const PAGE_SIZE = PAGE_LIMIT_MAX;
+/**
+ * The longest wait between two tries while the service cannot be reached: a
+ * mock restarted by hand is back within seconds, and is seen within this.
+ */
+const MAX_RECONNECT_DELAY_MS = 10_000;
 
 export const LISTEN_HELP = `Usage: medrecords listen --forward-to <url> [options]
 
@@ -95,6 +101,12 @@ or the documents released. <status> is the receiver's HTTP status,
 Retries pending when the command stops are listed on stderr (start again
 with --since to send them again).
 
+When the service cannot be reached (a mock restarted, a network gone), it
+says so once on stderr and tries again with backoff (from --interval,
+doubling, up to every ${MAX_RECONNECT_DELAY_MS / 1000}s) until the service answers, then resumes
+from its checkpoint. A restarted mock holds a new event log: without
+--checkpoint, its events are forwarded from its start.
+
 Example, against a mock that accepts your own key (and keeps it across its
 restarts):
   export MEDRECORDS_API_KEY=medrecords_sk_live_$(openssl rand -hex 16)
@@ -108,226 +120,214 @@ export async function listenCommand(
   io: CommandIo,
   deps: { fetch?: typeof fetch } = {},
 ): Promise<number> {
-  const flags = parseFlags(
-    argv,
-    {
-      "forward-to": { type: "string" },
-      events: { type: "string" },
-      since: { type: "string" },
-      secret: { type: "string" },
-      "secret-file": { type: "string" },
-      checkpoint: { type: "string" },
-      "retry-schedule": { type: "string" },
-      interval: { type: "string" },
-      "base-url": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    "listen",
-    io.env,
-  );
-  if (flags.help) {
+  const options = await parseListenOptions(argv, io);
+  if (options === "help") {
     io.stdout(LISTEN_HELP);
     return 0;
   }
-  const forwardTo = flags["forward-to"];
-  if (forwardTo === undefined) throw new UsageError(`--forward-to <url> is required; ${SEE_HELP}`);
-  if (!isHttpUrl(forwardTo)) {
-    throw new UsageError(
-      `--forward-to must be an http or https address such as http://localhost:3000/webhooks, not ${shown(forwardTo, io.env)}; ${SEE_HELP}`,
-    );
-  }
-  const types = eventsFlag(flags.events);
-  const schedule = flags["retry-schedule"] ?? "dev";
-  if (schedule !== "dev" && schedule !== "spec") {
-    throw new UsageError(`--retry-schedule must be "dev" or "spec"; ${SEE_HELP}`);
-  }
-  const given = await givenSecret(flags.secret, flags["secret-file"], io);
-  if (flags.checkpoint !== undefined && flags.checkpoint.trim() === "") {
-    throw new UsageError(`--checkpoint needs a file path; ${SEE_HELP}`);
-  }
-  const since = flags.since === undefined ? undefined : parseSince(flags.since, io.env, SEE_HELP);
-  const intervalMs =
-    flags.interval === undefined
-      ? DEFAULT_INTERVAL_MS
-      : parseInterval(flags.interval, io.env, SEE_HELP);
+  return new ListenRun(options, io, deps.fetch).run();
+}
 
-  const apiKey = io.env.MEDRECORDS_API_KEY;
-  if (apiKey === undefined || apiKey.trim() === "") {
-    throw new CommandError(
-      "MEDRECORDS_API_KEY is not set: export the API key in the environment (it is never taken as a flag).",
-    );
-  }
-  const redact = redactor(apiKey);
-  const baseUrl = flags["base-url"] ?? io.env.MEDRECORDS_BASE_URL;
-  if (baseUrl === undefined || baseUrl.trim() === "" || !isHttpUrl(baseUrl)) {
-    throw new UsageError(
-      `no service address: pass --base-url or set MEDRECORDS_BASE_URL to an http or https address; ${SEE_HELP}`,
-    );
+/** No answer from the service: refused, unreachable, timed out, or a gateway in front of it. */
+function unreachable(error: unknown): boolean {
+  if (error instanceof ConnectionError) return true;
+  return error instanceof APIError && [502, 503, 504].includes(error.status);
+}
+
+/** One run of `medrecords listen`: the poller over the log, the forwarder to the receiver. */
+class ListenRun {
+  readonly #options: ListenOptions;
+  readonly #io: CommandIo;
+  /** Ends everything: Ctrl-C, or a retry's line that met a closed output. */
+  readonly #fatal = new AbortController();
+  #fatalError: unknown;
+  readonly #signal: AbortSignal;
+  readonly #mr: MedRecords;
+  readonly #redact: (text: string) => string;
+  readonly #secret: string;
+  readonly #forwarder: Forwarder;
+  #store: CheckpointStore;
+  #poller: CatchUpPoller | undefined;
+
+  constructor(options: ListenOptions, io: CommandIo, fetch: typeof globalThis.fetch | undefined) {
+    this.#options = options;
+    this.#io = io;
+    this.#signal = AbortSignal.any([io.signal, this.#fatal.signal]);
+    ({ mr: this.#mr, redact: this.#redact } = commandClient(io, {
+      baseUrl: options.baseUrl,
+      signal: this.#signal,
+      seeHelp: LISTEN_SEE_HELP,
+      fetch,
+      // An unreachable service is said once, by this command, not once per attempt.
+      logger: commandLogger(io, { unanswered: false }),
+    }));
+    // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
+    this.#store = commandCheckpoint(options.checkpointPath);
+    this.#secret = options.given?.secret ?? newSecret();
+    this.#forwarder = createForwarder({
+      url: options.forwardTo,
+      secret: this.#secret,
+      retryDelaysMs: retryDelaysMs(options.schedule),
+      // Awaited by the poller: an event counts as handled once its line went out.
+      print: async (line) => {
+        await io.stdout(line);
+      },
+      signal: this.#signal,
+      onFatal: (error) => {
+        this.#fatalError = error;
+        this.#fatal.abort(error);
+      },
+    });
   }
 
-  // Ends everything: Ctrl-C, or a retry's line that met a closed output.
-  const fatal = new AbortController();
-  let fatalError: unknown;
-  const signal = AbortSignal.any([io.signal, fatal.signal]);
-  let mr: MedRecords;
-  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
-  try {
-    mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch, logger: commandLogger(io) });
-  } catch (error) {
-    throw new CommandError(redact(`MEDRECORDS_API_KEY: ${messageOf(error)}`));
+  async run(): Promise<number> {
+    try {
+      if (this.#signal.aborted) return 0;
+      await this.#start();
+      await this.#follow();
+      if (this.#fatalError !== undefined) throw this.#fatalError;
+      return 0;
+    } catch (error) {
+      if (error instanceof OutputClosedError) throw error;
+      if (this.#fatalError instanceof OutputClosedError) throw this.#fatalError;
+      // An attempt or a request cut short by Ctrl-C: the checkpoint holds what was delivered.
+      if (this.#signal.aborted && !(error instanceof CommandError)) return 0;
+      throw failure(error, this.#mr.baseUrl, this.#redact, "listen");
+    } finally {
+      this.#reportPending();
+    }
   }
-  // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
-  const store: CheckpointStore =
-    flags.checkpoint === undefined
-      ? memoryCheckpoint()
-      : describedStore(fileCheckpoint(flags.checkpoint), flags.checkpoint);
-  const secret = given?.secret ?? newSecret();
-  const forwarder = createForwarder({
-    url: forwardTo,
-    secret,
-    retryDelaysMs: retryDelaysMs(schedule),
-    // Awaited by the poller: an event counts as handled once its line went out.
-    print: async (line) => {
-      await io.stdout(line);
-    },
-    signal,
-    onFatal: (error) => {
-      fatalError = error;
-      fatal.abort(error);
-    },
-  });
-  const warn = (gap: EventLogGap) =>
-    io.stderr(
-      `medrecords listen: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
-    );
 
-  try {
-    if (signal.aborted) return 0;
-    const saved = await store.load();
+  /** The start position (unless a checkpoint was saved), then the ready line. */
+  async #start(): Promise<void> {
+    const { since, types, checkpointPath, given, forwardTo } = this.#options;
+    const saved = await this.#store.load();
     if (saved === null) {
       const start =
-        since === undefined ? await positionAfterNewest(mr, types) : await positionSince(mr, since);
-      if (start !== null) await store.save(start);
+        since === undefined
+          ? await positionAfterNewest(this.#mr, types)
+          : await positionSince(this.#mr, since);
+      if (start !== null) await this.#store.save(start);
     } else if (since !== undefined) {
-      io.stderr(
-        `medrecords listen: resuming from the checkpoint in ${flags.checkpoint} (${saved.created_at}); --since is ignored.\n`,
+      this.#io.stderr(
+        `medrecords listen: resuming from the checkpoint in ${checkpointPath} (${saved.created_at}); --since is ignored.\n`,
       );
     }
-    await io.stdout(
-      `Ready: forwarding ${types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ")} of ${mr.baseUrl} to ${forwardTo}, signed with ${given === undefined ? `the webhook secret ${secret}` : `the secret from ${given.from}`} (Ctrl-C to stop)\n`,
+    const what =
+      types.length === SUBSCRIBABLE_EVENT_TYPES.length ? "every event" : types.join(", ");
+    const signed =
+      given === undefined ? `the webhook secret ${this.#secret}` : `the secret from ${given.from}`;
+    await this.#io.stdout(
+      `Ready: forwarding ${what} of ${this.#mr.baseUrl} to ${forwardTo}, signed with ${signed} (Ctrl-C to stop)\n`,
     );
+  }
 
-    const poller = mr.events.catchUp({
-      checkpoint: store,
-      // Checked against the SDK's event types when the flags were parsed.
-      types: types as EventType[],
-      pageSize: PAGE_SIZE,
-      onEvent: (event) => forwarder.deliver(event),
-      onGap: warn,
-    });
-    const stop = () => void poller.stop();
-    signal.addEventListener("abort", stop, { once: true });
+  async #follow(): Promise<void> {
+    this.#poller = this.#newPoller();
+    const stop = () => void this.#poller?.stop();
+    this.#signal.addEventListener("abort", stop, { once: true });
     try {
-      while (!signal.aborted) {
-        await poller.runOnce();
-        await sleepUnlessAborted(intervalMs, signal);
+      while (!this.#signal.aborted) {
+        await this.#runOnce(this.#poller);
+        await sleepUnlessAborted(this.#options.intervalMs, this.#signal);
       }
     } finally {
-      signal.removeEventListener("abort", stop);
+      this.#signal.removeEventListener("abort", stop);
     }
-    if (fatalError !== undefined) throw fatalError;
-    return 0;
-  } catch (error) {
-    if (error instanceof OutputClosedError) throw error;
-    if (fatalError instanceof OutputClosedError) throw fatalError;
-    // An attempt or a request cut short by Ctrl-C: the checkpoint holds what was delivered.
-    if (signal.aborted && !(error instanceof CommandError)) return 0;
-    throw failure(error, mr.baseUrl, redact, "listen");
-  } finally {
-    const pending = forwarder.pending();
-    if (pending.length > 0 && !(fatalError instanceof OutputClosedError)) {
-      io.stderr(
+  }
+
+  #newPoller(): CatchUpPoller {
+    return this.#mr.events.catchUp({
+      checkpoint: this.#store,
+      // Checked against the SDK's event types when the flags were parsed.
+      types: this.#options.types as EventType[],
+      pageSize: PAGE_SIZE,
+      onEvent: (event) => this.#forwarder.deliver(event),
+      onGap: (gap) => this.#warnGap(gap),
+    });
+  }
+
+  async #runOnce(poller: CatchUpPoller): Promise<void> {
+    try {
+      await poller.runOnce();
+    } catch (error) {
+      if (this.#signal.aborted || !unreachable(error)) throw error;
+      await this.#waitForService(error);
+    }
+  }
+
+  /** Says once that the service cannot be reached, then tries again with backoff until it answers. */
+  async #waitForService(error: unknown): Promise<void> {
+    this.#io.stderr(
+      `medrecords listen: cannot reach the service at ${this.#mr.baseUrl} (${terminalSafe(oneLine(this.#redact(messageOf(error))))}); trying again with backoff, up to every ${MAX_RECONNECT_DELAY_MS / 1000}s, until it answers (Ctrl-C to stop).\n`,
+    );
+    let delayMs = this.#options.intervalMs;
+    while (!this.#signal.aborted) {
+      await sleepUnlessAborted(delayMs, this.#signal);
+      if (this.#signal.aborted) return;
+      const log = await this.#probe();
+      if (log !== undefined) return this.#resume(log);
+      delayMs = Math.min(delayMs * 2, MAX_RECONNECT_DELAY_MS);
+    }
+  }
+
+  /**
+   * Whether the service answers, and with the log the checkpoint was taken
+   * on ("same": its last event is there, at its instant) or another one
+   * ("other": a restarted mock, whose log starts afresh). Undefined: still
+   * unreachable.
+   */
+  async #probe(): Promise<"same" | "other" | undefined> {
+    const saved = await this.#store.load();
+    const last = saved?.ids_at_created_at.at(-1);
+    try {
+      if (saved === null || last === undefined) {
+        await this.#mr.events.list({ limit: 1 });
+        return "same";
+      }
+      const event = await this.#mr.events.retrieve(last);
+      return compareInstants(event.created_at, saved.created_at) === 0 ? "same" : "other";
+    } catch (error) {
+      if (error instanceof NotFoundError) return "other";
+      if (unreachable(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async #resume(log: "same" | "other"): Promise<void> {
+    const back = `medrecords listen: the service at ${this.#mr.baseUrl} answers again`;
+    const path = this.#options.checkpointPath;
+    if (log === "other" && path === undefined) {
+      // Its events are all new to this run: from the start of its log.
+      this.#store = memoryCheckpoint();
+      this.#poller = this.#newPoller();
+      this.#io.stderr(
+        `${back}, with a new event log (a restarted mock): forwarding its events from its start.\n`,
+      );
+      return;
+    }
+    const saved = await this.#store.load();
+    const from = saved === null ? "" : ` (${terminalSafe(saved.created_at)})`;
+    this.#io.stderr(
+      log === "other"
+        ? `${back}, with another event log (a restarted mock?); resuming from the checkpoint in ${path}${from}: its events before that instant are not forwarded.\n`
+        : `${back}; resuming from the checkpoint${from}.\n`,
+    );
+  }
+
+  #warnGap(gap: EventLogGap): void {
+    this.#io.stderr(
+      `medrecords listen: warning: the position to continue from (${terminalSafe(gap.checkpoint.created_at)}) is older than the event log's ${EVENT_RETENTION_DAYS}-day retention; continuing from ${terminalSafe(gap.oldestAvailable)}.\n`,
+    );
+  }
+
+  /** Retries pending when the command stops, which a later run does not send again. */
+  #reportPending(): void {
+    const pending = this.#forwarder.pending();
+    if (pending.length > 0 && !(this.#fatalError instanceof OutputClosedError)) {
+      this.#io.stderr(
         `medrecords listen: stopped with ${pending.length} event(s) waiting for a retry, not sent again: ${pending.map(terminalSafe).join(", ")}\n`,
       );
     }
   }
-}
-
-function eventsFlag(value: string | undefined): string[] {
-  if (value === undefined) return [...SUBSCRIBABLE_EVENT_TYPES];
-  const types = [...new Set(value.split(",").map((type) => type.trim()))];
-  const known: readonly string[] = SUBSCRIBABLE_EVENT_TYPES;
-  const unknown = types.find((type) => !known.includes(type));
-  if (unknown !== undefined) {
-    throw new UsageError(
-      `--events: ${JSON.stringify(unknown)} is not an event type a webhook receives; expected a comma-separated list of ${known.join(", ")}; ${SEE_HELP}`,
-    );
-  }
-  return types;
-}
-
-const SECRET_SHAPE = /^whsec_\S+$/;
-
-/**
- * The secret to sign with, if one was given: `--secret` (with a warning: the
- * process list and shell history show it), `--secret-file` (its content, the
- * line end trimmed), or MEDRECORDS_WEBHOOK_SECRET. `from` names the source
- * for the ready line; the secret itself is never printed back.
- */
-async function givenSecret(
-  flag: string | undefined,
-  file: string | undefined,
-  io: CommandIo,
-): Promise<{ secret: string; from: string } | undefined> {
-  if (flag !== undefined && file !== undefined) {
-    throw new UsageError(
-      `--secret and --secret-file are two ways to give one secret: pass one; ${SEE_HELP}`,
-    );
-  }
-  if (flag !== undefined) {
-    if (!SECRET_SHAPE.test(flag)) {
-      throw new UsageError(`--secret must look like whsec_<secret>; ${SEE_HELP}`);
-    }
-    io.stderr(
-      "medrecords listen: warning: --secret puts the secret in the process list and shell history; set MEDRECORDS_WEBHOOK_SECRET or pass --secret-file <file> instead.\n",
-    );
-    return { secret: flag, from: "--secret" };
-  }
-  if (file !== undefined) {
-    if (file.trim() === "") throw new UsageError(`--secret-file needs a file path; ${SEE_HELP}`);
-    let text: string;
-    try {
-      const { readFile } = await import("node:fs/promises");
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      throw new CommandError(`--secret-file: cannot read ${file}: ${messageOf(error)}`);
-    }
-    const secret = text.trim();
-    if (!SECRET_SHAPE.test(secret)) {
-      throw new CommandError(
-        `--secret-file: ${file} does not hold one secret shaped whsec_<secret> (its content is not shown)`,
-      );
-    }
-    return { secret, from: file };
-  }
-  const env = io.env.MEDRECORDS_WEBHOOK_SECRET;
-  if (env === undefined || env.trim() === "") return undefined;
-  if (!SECRET_SHAPE.test(env.trim())) {
-    throw new CommandError(
-      "MEDRECORDS_WEBHOOK_SECRET is set but is not shaped whsec_<secret> (its value is not shown)",
-    );
-  }
-  return { secret: env.trim(), from: "MEDRECORDS_WEBHOOK_SECRET" };
-}
-
-/** `whsec_` and 32 base62 characters, as the service's secrets look. */
-function newSecret(): string {
-  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  const bytes = crypto.getRandomValues(new Uint8Array(64));
-  let out = "";
-  // Rejection sampling keeps every character equally likely.
-  for (const byte of bytes) {
-    if (byte < 248 && out.length < 32) out += alphabet[byte % 62];
-  }
-  return out.length === 32 ? `whsec_${out}` : newSecret();
 }

@@ -15,8 +15,9 @@ import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "../schemas
 import { parseFlags, shown } from "./args.js";
 import { commandLogger } from "./client-logger.js";
 import { closestName } from "./closest.js";
-import { commandFetch } from "./command-fetch.js";
-import { abortableFetch, isHttpUrl, messageOf, oneLine } from "./events-tail.js";
+import { abortableFetch, commandFetch } from "./command-fetch.js";
+import { messageOf, oneLine } from "./error-text.js";
+import { isHttpUrl } from "./http-url.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 const SEE_HELP = "see medrecords trigger --help";
