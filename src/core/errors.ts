@@ -327,3 +327,29 @@ export function errorFromResponse(init: APIErrorInit): APIError {
   if (status >= 500) return new InternalServerError(init);
   return new APIError(init);
 }
+
+/**
+ * The message of a {@link ConnectionError}: which origin could not be
+ * reached, why in words when the system said (`code`), and what to check.
+ * The hosts under `medrecords.test` exist only inside tests, where MSW
+ * answers for them: reaching the network for one means MSW is not
+ * listening, or the client was meant to call the mock's own `fetch`.
+ */
+export function connectionFailedMessage(
+  where: string,
+  origin: string,
+  code: string | undefined,
+): string {
+  const host = URL.canParse(origin) ? new URL(origin).hostname : origin;
+  const failed = `${where}: connection to ${origin} failed${code ? ` (${code})` : ""}`;
+  if (host === "medrecords.test" || host.endsWith(".medrecords.test")) {
+    return `${failed}: ${host} is the reference server's test host, which only MSW answers, and MSW is not listening. Start it (setupServer(...mock.handlers).listen()) before the call, or pass \`fetch: mock.fetch\` to new MedRecords().`;
+  }
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return `${failed}: the host ${host} was not found. Check \`baseUrl\` (or MEDRECORDS_BASE_URL).`;
+  }
+  if (code === "ECONNREFUSED") {
+    return `${failed}: nothing is listening there. Check that the service is running (for a local \`medrecords mock\`, the address it printed) and \`baseUrl\` (or MEDRECORDS_BASE_URL).`;
+  }
+  return `${failed}.`;
+}

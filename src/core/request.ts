@@ -11,12 +11,15 @@ import { readEnv } from "../internal/env.js";
 import { keyHint } from "../internal/key-hint.js";
 import { userAgent } from "../internal/user-agent.js";
 import { requestErrorCode } from "../schemas/common.js";
+import { API_KEY_PREFIX } from "../shared/api-key.js";
 import { APIPromise, type WithResponse } from "./api-promise.js";
 import {
   ConnectionError,
+  connectionFailedMessage,
   errorFromResponse,
   InvalidRequestError,
   MedRecordsError,
+  NotFoundError,
   ResponseValidationError,
   TimeoutError,
   ValidationError,
@@ -25,7 +28,7 @@ import {
 import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
-import { pathParamProblem } from "./path-param.js";
+import { idKindHint, pathParamProblem } from "./path-param.js";
 import { retryPolicy } from "./retry-policy.js";
 import { type CallSpan, openTelemetry, startCallSpan } from "./tracing.js";
 import { transportFor } from "./transport.js";
@@ -147,6 +150,11 @@ export class Core {
     const parsed = new URL(baseUrl);
     if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
       throw new MedRecordsError("`baseUrl` must use http or https.");
+    }
+    if (/\/v2\/*$/.test(parsed.pathname)) {
+      throw new MedRecordsError(
+        `\`baseUrl\` ends in /v2: give the service's address without it (${parsed.origin}${parsed.pathname.replace(/\/v2\/*$/, "")}); the client adds /v2 to every path itself.`,
+      );
     }
     this.#apiKey = apiKey;
     this.keyHint = keyHint(apiKey);
@@ -287,8 +295,17 @@ export class Core {
       query === undefined ? undefined : toSearchParams(query as Record<string, unknown>),
     );
     const { tracer } = this.options;
-    if (tracer === undefined) return this.#exchange(op, url, input.body, body, options);
-    return this.#traced(tracer, op, url, input.body, body, options);
+    const sent =
+      tracer === undefined
+        ? this.#exchange(op, url, input.body, body, options)
+        : this.#traced(tracer, op, url, input.body, body, options);
+    const hint = idKindHint(op.path, input.params as Readonly<Record<string, unknown>> | undefined);
+    if (hint === undefined) return sent;
+    return sent.catch((error: unknown) => {
+      // A 404 for an id of another kind (a case id where a retrieval request id goes) says so.
+      if (error instanceof NotFoundError) error.message = `${error.message} ${hint}`;
+      throw error;
+    });
   }
 
   async #traced(
@@ -444,11 +461,12 @@ export class Core {
             ? data.error.message
             : error.response.statusText || "Request failed";
       const [method, path] = where.split(" ");
+      const hint = status === 401 ? keyShapeHint(this.#apiKey, message) : "";
       const headers = this.#redactHeaders(error.response.headers);
       return errorFromResponse({
         status,
         code,
-        message: this.redact(message),
+        message: this.redact(message) + hint,
         requestId: headers.get("x-request-id") ?? undefined,
         headers,
         method,
@@ -468,12 +486,9 @@ export class Core {
     if (isNetworkError(error)) {
       const code = causeCode(error);
       // The transport's error under ky's wrapper: fetch's TypeError and its system error.
-      const failed = new ConnectionError(
-        `${where}: connection failed${code ? ` (${code})` : ""}.`,
-        {
-          cause: error.cause,
-        },
-      );
+      const failed = new ConnectionError(connectionFailedMessage(where, this.origin, code), {
+        cause: error.cause,
+      });
       failed.mayHaveSucceeded = outcomes.mayHaveActed;
       return failed;
     }
@@ -494,6 +509,16 @@ class Attempts {
   constructor(method: HttpMethod) {
     this.outcomes = new AttemptOutcomes(method);
   }
+}
+
+/**
+ * For a 401: a sentence when the key given lacks the prefix of the service's
+ * keys (a key of another service, `sk_test_...`) and the service's message
+ * does not say so already; "" otherwise. Never quotes the key.
+ */
+function keyShapeHint(apiKey: string, message: string): string {
+  if (apiKey.startsWith(API_KEY_PREFIX) || message.includes(API_KEY_PREFIX)) return "";
+  return ` The API key given does not start with ${API_KEY_PREFIX}, the prefix of this service's keys: is it the key of another service?`;
 }
 
 /** One path parameter, checked (path-param.ts) and encoded. */

@@ -18,7 +18,9 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 }
 
 /** A calendar date, `YYYY-MM-DD`, that exists (no 2023-02-29). */
-export const IsoDate = z.iso.date();
+export const IsoDate = z.iso.date({
+  error: "Expected a date as YYYY-MM-DD (ISO 8601), such as 2025-11-03",
+});
 export type IsoDate = z.infer<typeof IsoDate>;
 
 /** An ISO 8601 date-time; offsets other than `Z` are accepted. */
@@ -65,10 +67,12 @@ export const MimeType = z
 
 /**
  * Whether a date lies in the past relative to `nowMs`: the date is read as
- * its first instant (00:00 UTC), so today passes and tomorrow fails.
+ * its first instant (00:00 UTC), so today passes and tomorrow fails. A text
+ * that is no date passes: its format is the error to report, alone.
  */
 export function isPastDate(date: string, nowMs: number): boolean {
-  return Date.parse(`${date}T00:00:00Z`) <= nowMs;
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(date) ? Date.parse(`${date}T00:00:00Z`) : Number.NaN;
+  return Number.isNaN(ms) || ms <= nowMs;
 }
 
 /** Error body of every failed API call. */

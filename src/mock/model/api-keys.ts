@@ -89,7 +89,7 @@ export class ApiKeyStore {
         "invalid_api_key",
         isApiKeyShaped(key)
           ? "The API key is not recognized by this mock. A mock's keys do not survive a restart unless given in MEDRECORDS_API_KEY when it starts (MEDRECORDS_API_KEY=<key> medrecords mock keeps that key across restarts); otherwise use the key the mock printed when it started."
-          : "The API key is not recognized.",
+          : `The API key is not recognized: this service's keys start with ${API_KEY_PREFIX}, and this one does not (a key of another service?). Use a key this mock printed or registered (or start it with MEDRECORDS_API_KEY set to a key of that shape).`,
       );
     }
     return record;
