@@ -15,6 +15,12 @@
  *   node examples/catch-up.ts            # one pass, then exit
  *   node examples/catch-up.ts --follow   # one pass, then one every MEDRECORDS_POLL_SECONDS (60)
  *
+ * From a project that installed `medrecords` (Node 22.18 or later strips
+ * the types; it strips no file inside node_modules, hence the `.mts` copy:
+ * examples/README.md):
+ *
+ *   cp node_modules/medrecords/examples/catch-up.ts catch-up.mts && node catch-up.mts
+ *
  * With MEDRECORDS_API_KEY and MEDRECORDS_BASE_URL it reads that service's
  * log, with the checkpoint in MEDRECORDS_CHECKPOINT_FILE (default
  * .medrecords/checkpoint.json): run it twice and the second run processes

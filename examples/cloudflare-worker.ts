@@ -6,7 +6,9 @@
  * (the whole `whsec_...` string), deploy, and register
  * https://<worker>.<account>.workers.dev/webhooks/medrecords as the webhook
  * URL. `medrecords/webhooks` runs on Web Crypto alone: no `nodejs_compat`
- * flag is needed.
+ * flag is needed. From the installed package: copy
+ * node_modules/medrecords/examples/cloudflare-worker.ts to your Worker's entry
+ * (`src/index.ts` of `npm create cloudflare`), then `npx wrangler dev`.
  *
  * The one rule: the signature covers the exact bytes the service sent. A
  * Worker receives the untouched `Request`; hand it to the webhook handler

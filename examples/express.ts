@@ -13,7 +13,10 @@
  *
  *   MEDRECORDS_WEBHOOK_SECRET=whsec_... [PORT=3000] [HOST=127.0.0.1] node examples/express.ts
  *
- * and register http://<host>:3000/webhooks/medrecords as the webhook URL.
+ * and register http://<host>:3000/webhooks/medrecords as the webhook URL. From
+ * a project that installed `medrecords` and `express` (Node 22.18 or later; the
+ * `.mts` copy: examples/README.md), `cp node_modules/medrecords/examples/express.ts express.mts`
+ * and run `node express.mts` the same way.
  */
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";

@@ -14,7 +14,10 @@
  *   MEDRECORDS_WEBHOOK_SECRET=whsec_... [PORT=3000] [HOST=127.0.0.1] [LOG_LEVEL=info] \
  *   node examples/fastify.ts
  *
- * and register http://<host>:3000/webhooks/medrecords as the webhook URL.
+ * and register http://<host>:3000/webhooks/medrecords as the webhook URL. From
+ * a project that installed `medrecords` and `fastify` (Node 22.18 or later; the
+ * `.mts` copy: examples/README.md), `cp node_modules/medrecords/examples/fastify.ts fastify.mts`
+ * and run `node fastify.mts` the same way.
  */
 import { pathToFileURL } from "node:url";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";

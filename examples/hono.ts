@@ -12,7 +12,9 @@
  * on Node, `serve(createApp())` with `@hono/node-server`. (On Cloudflare
  * Workers the secret is a binding, not `process.env`: see
  * cloudflare-worker.ts.) Set MEDRECORDS_WEBHOOK_SECRET and register
- * https://<host>/webhooks/medrecords as the webhook URL.
+ * https://<host>/webhooks/medrecords as the webhook URL. From the installed
+ * package: copy node_modules/medrecords/examples/hono.ts into your app's
+ * sources (`npm install hono`, and `@hono/node-server` on Node).
  */
 import { Hono } from "hono";
 import { createWebhookHandler, type DedupeStore, type EventOfType } from "medrecords/webhooks";

@@ -22,6 +22,10 @@
  *   const recipe = await pgBossRecipe({ boss, dedupe, secret, process: syncRecords });
  *   createServer(toNodeListener(recipe.handler)).listen(3000); // web process
  *   await recipe.startWorker(); // worker process
+ *
+ * From the installed package: copy node_modules/medrecords/examples/pg-boss-worker.ts
+ * and queue-processing.ts (which it imports) into your app's sources, where your
+ * build compiles them (Node's type stripping does not map the `.js` import).
  */
 import { createHash } from "node:crypto";
 import type { DedupeStore } from "medrecords/webhooks";

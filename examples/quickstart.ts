@@ -11,6 +11,12 @@
  *
  *   npm run example
  *
+ * From a project that installed `medrecords` (Node 22.18 or later strips
+ * the types; it strips no file inside node_modules, hence the `.mts` copy:
+ * examples/README.md):
+ *
+ *   cp node_modules/medrecords/examples/quickstart.ts quickstart.mts && node quickstart.mts
+ *
  * With no MEDRECORDS_API_KEY it starts the embedded reference server
  * (`medrecords/mock`) on loopback and plays the provider's side itself, so the
  * request completes in a second and nothing leaves the machine. With a key, it

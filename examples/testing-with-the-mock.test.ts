@@ -10,6 +10,9 @@
  * keys, the clock and the fault settings stay).
  *
  * In this repository it runs with the unit tests (`npx vitest run examples`).
+ * In your project: `npm install --save-dev vitest msw`, copy
+ * node_modules/medrecords/examples/testing-with-the-mock.test.ts into your
+ * tests, and `npx vitest run`.
  */
 
 import {

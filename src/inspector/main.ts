@@ -72,10 +72,13 @@ function say(text: string): void {
 }
 
 /** Runs one move, says what happened, and reads the state at once. */
-async function move(done: string, action: () => Promise<unknown>): Promise<void> {
+async function move(
+  done: string | ((answer: unknown) => string),
+  action: () => Promise<unknown>,
+): Promise<void> {
   try {
-    await action();
-    say(done);
+    const answer = await action();
+    say(typeof done === "string" ? done : done(answer));
   } catch (error) {
     say(`Refused: ${error instanceof ControlError ? error.message : String(error)}`);
   }
@@ -99,7 +102,10 @@ document.addEventListener("click", (event) => {
       break;
     case "redeliver": {
       const webhook = button.dataset.webhook as string;
-      void move(`Redelivered ${id}.`, () => control.redeliver(webhook, id));
+      // Names the new delivery: the row it adds, not the one whose button was pressed.
+      const made = (answer: unknown) =>
+        `Redelivered ${id} as delivery ${(answer as { id?: string } | undefined)?.id ?? "(no id)"}.`;
+      void move(made, () => control.redeliver(webhook, id));
       break;
     }
   }

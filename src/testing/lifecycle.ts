@@ -57,8 +57,8 @@ export interface UseMockServiceOptions extends MockServiceOptions {
   /**
    * Runs once after start: the state it leaves (and the clock and keys) is
    * the baseline, brought back after every test with `mock.restore()`.
-   * @default none (every test starts from an empty mock)
    * `apiKey` is the handle's key, for setup made through the API (a webhook).
+   * @default none (every test starts from an empty mock)
    * @example (mock) => { mock.seed.retrievalRequest({ status: "processing" }) }
    */
   seed?: (mock: MockServiceCore, context: { apiKey: string }) => unknown;

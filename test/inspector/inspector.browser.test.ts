@@ -395,6 +395,11 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
       [200, true, true],
       [500, false, false],
     ]);
+    // The notice names the new delivery, not only the one redelivered.
+    const [made, redone] = results.map((d) => d.id);
+    await eventually(() => page.locator("#notice").textContent()).toBe(
+      `Redelivered ${redone} as delivery ${made}.`,
+    );
 
     const held = [
       await page.content(),
