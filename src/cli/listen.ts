@@ -10,7 +10,8 @@
  */
 
 import type { MedRecords } from "../client.js";
-import { APIError, ConnectionError, NotFoundError } from "../core/errors.js";
+import { APIError, ConnectionError, NotFoundError, TimeoutError } from "../core/errors.js";
+import { causeCode } from "../internal/cause-code.js";
 import { sleepUnlessAborted } from "../internal/sleep.js";
 import type { CatchUpPoller, EventLogGap } from "../poller/catch-up.js";
 import { memoryCheckpoint } from "../poller/memory-checkpoint.js";
@@ -132,6 +133,13 @@ export async function listenCommand(
 function unreachable(error: unknown): boolean {
   if (error instanceof ConnectionError) return true;
   return error instanceof APIError && [502, 503, 504].includes(error.status);
+}
+
+/** Why the service did not answer, in a word or two (the system's code: ECONNREFUSED). */
+function unreachableWhy(error: unknown): string {
+  if (error instanceof TimeoutError) return "no answer in time";
+  if (error instanceof APIError) return `HTTP ${error.status}`;
+  return causeCode(error) ?? messageOf(error);
 }
 
 /** One run of `medrecords listen`: the poller over the log, the forwarder to the receiver. */
@@ -259,7 +267,7 @@ class ListenRun {
   /** Says once that the service cannot be reached, then tries again with backoff until it answers. */
   async #waitForService(error: unknown): Promise<void> {
     this.#io.stderr(
-      `medrecords listen: cannot reach the service at ${this.#mr.baseUrl} (${terminalSafe(oneLine(this.#redact(messageOf(error))))}); trying again with backoff, up to every ${MAX_RECONNECT_DELAY_MS / 1000}s, until it answers (Ctrl-C to stop).\n`,
+      `medrecords listen: cannot reach the service at ${this.#mr.baseUrl} (${terminalSafe(oneLine(this.#redact(unreachableWhy(error))))}); trying again with backoff, up to every ${MAX_RECONNECT_DELAY_MS / 1000}s, until it answers (Ctrl-C to stop).\n`,
     );
     let delayMs = this.#options.intervalMs;
     while (!this.#signal.aborted) {

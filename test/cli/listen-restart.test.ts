@@ -80,7 +80,7 @@ describe("medrecords listen across a restart of the mock", { timeout: 90_000 }, 
     expect(lines.filter((line) => line.includes("cannot reach"))).toHaveLength(1);
     expect(lines.filter((line) => line.includes("answers again"))).toHaveLength(1);
     expect(lines).toHaveLength(2);
-    expect(stderr).toContain(first.baseUrl);
+    expect(stderr).toContain(`cannot reach the service at ${first.baseUrl} (ECONNREFUSED)`);
     expect(stderr).toContain("a new event log");
     expect(stderr).not.toContain(key);
     expect(listen.child.exitCode).toBeNull();
