@@ -53,7 +53,8 @@ export interface ClientOptions {
    */
   apiKey?: string | undefined;
   /**
-   * Base address of the service; paths such as `/v2/cases` are appended to it.
+   * Base address of the service; paths such as `/v2/cases` are appended to it,
+   * so it does not end in `/v2` (such an address is refused, naming the one to give).
    * @default process.env.MEDRECORDS_BASE_URL
    * @example "https://api.medrecords.test"
    */
