@@ -167,7 +167,7 @@ class ListenRun {
       seeHelp: LISTEN_SEE_HELP,
       fetch,
       // An unreachable service is said once, by this command, not once per attempt.
-      logger: commandLogger(io, { unanswered: false }),
+      logger: commandLogger(io, { unreachable: false }),
     }));
     // The poller judges the checkpoint by the service's clock (its Date header): a fast mock needs nothing more.
     this.#store = commandCheckpoint(options.checkpointPath);

@@ -33,13 +33,17 @@ async function receiver() {
   return { url: `http://127.0.0.1:${port}/hook`, ids };
 }
 
-/** The mock's fetch, refusing every connection while `down` is set. */
-function flaky(mock: MockService) {
+/**
+ * The mock's fetch, failing every request while `down` is set: the
+ * connection refused, or a gateway's 503 in front of a service that is down.
+ */
+function flaky(mock: MockService, how: "refused" | "503" = "refused") {
   const state = { down: false, refused: 0 };
   const fetch: typeof globalThis.fetch = async (input, init) => {
     if (state.down) {
       state.refused += 1;
-      throw connectionError("ECONNREFUSED");
+      if (how === "refused") throw connectionError("ECONNREFUSED");
+      return new Response("<html>503 Service Unavailable</html>", { status: 503 });
     }
     return mock.fetch(input, init);
   };
@@ -72,39 +76,45 @@ const emit = (mock: MockService, id: string) =>
   });
 
 describe("medrecords listen through an outage of the service", () => {
-  it("says so once, tries again, and resumes from its checkpoint on the same log", async () => {
-    const mock = createMockService({ now: NOW, delivery: "inbox" });
-    const hook = await receiver();
-    const { state, fetch } = flaky(mock);
-    const run = start(mock, fetch, ["--forward-to", hook.url]);
-    await vi.waitFor(() => expect(run.out.join("")).toMatch(/^Ready: /), waitShort);
-    emit(mock, "ret_before");
-    await vi.waitFor(() => expect(hook.ids).toHaveLength(1), waitShort);
+  it.each([
+    ["refused", "ECONNREFUSED"],
+    ["503", "HTTP 503"],
+  ] as const)(
+    "%s: says so once, tries again, and resumes from its checkpoint on the same log",
+    async (how, why) => {
+      const mock = createMockService({ now: NOW, delivery: "inbox" });
+      const hook = await receiver();
+      const { state, fetch } = flaky(mock, how);
+      const run = start(mock, fetch, ["--forward-to", hook.url]);
+      await vi.waitFor(() => expect(run.out.join("")).toMatch(/^Ready: /), waitShort);
+      emit(mock, "ret_before");
+      await vi.waitFor(() => expect(hook.ids).toHaveLength(1), waitShort);
 
-    state.down = true;
-    await vi.waitFor(() => expect(run.err.join("")).toContain("cannot reach"), waitShort);
-    // Written while listen cannot read the log: forwarded once it can.
-    mock.clock.advance("1s");
-    emit(mock, "ret_during");
-    const refusedBefore = state.refused;
-    await vi.waitFor(() => expect(state.refused).toBeGreaterThan(refusedBefore + 2), waitShort);
-    state.down = false;
-    await vi.waitFor(() => expect(hook.ids).toHaveLength(2), waitShort);
-    expect(new Set(hook.ids).size).toBe(2);
-    expect(run.out.join("")).toContain("ret_during");
+      state.down = true;
+      await vi.waitFor(() => expect(run.err.join("")).toContain("cannot reach"), waitShort);
+      // Written while listen cannot read the log: forwarded once it can.
+      mock.clock.advance("1s");
+      emit(mock, "ret_during");
+      const refusedBefore = state.refused;
+      await vi.waitFor(() => expect(state.refused).toBeGreaterThan(refusedBefore + 2), waitShort);
+      state.down = false;
+      await vi.waitFor(() => expect(hook.ids).toHaveLength(2), waitShort);
+      expect(new Set(hook.ids).size).toBe(2);
+      expect(run.out.join("")).toContain("ret_during");
 
-    run.stop();
-    expect(await run.done).toBe(0);
-    const lines = run.err.join("").trimEnd().split("\n");
-    expect(lines).toEqual([
-      `medrecords listen: cannot reach the service at ${mock.baseUrl} (ECONNREFUSED); trying again with backoff, up to every 10s, until it answers (Ctrl-C to stop).`,
-      expect.stringMatching(
-        new RegExp(
-          `^medrecords listen: the service at ${mock.baseUrl} answers again; resuming from the checkpoint \\(2026-06-15T12:00:00\\.000Z\\)\\.$`,
+      run.stop();
+      expect(await run.done).toBe(0);
+      const lines = run.err.join("").trimEnd().split("\n");
+      expect(lines).toEqual([
+        `medrecords listen: cannot reach the service at ${mock.baseUrl} (${why}); trying again with backoff, up to every 10s, until it answers (Ctrl-C to stop).`,
+        expect.stringMatching(
+          new RegExp(
+            `^medrecords listen: the service at ${mock.baseUrl} answers again; resuming from the checkpoint \\(2026-06-15T12:00:00\\.000Z\\)\\.$`,
+          ),
         ),
-      ),
-    ]);
-  });
+      ]);
+    },
+  );
 
   it("fails at once when the service cannot be reached at start", async () => {
     const mock = createMockService({ now: NOW, delivery: "inbox" });
