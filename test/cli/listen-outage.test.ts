@@ -6,7 +6,10 @@
  * checkpoint: an event written during the outage is forwarded, none twice.
  * Unreachable at start, it fails at once, as before.
  */
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { listenCommand } from "../../src/cli/listen.js";
 import { CommandError, type CommandIo } from "../../src/cli/usage-error.js";
@@ -50,14 +53,19 @@ function flaky(mock: MockService, how: "refused" | "503" = "refused") {
   return { state, fetch };
 }
 
-function start(mock: MockService, fetch: typeof globalThis.fetch, argv: string[]) {
+function start(
+  mock: MockService,
+  fetch: typeof globalThis.fetch,
+  argv: string[],
+  key = mock.apiKeys.create(),
+) {
   const controller = new AbortController();
   const out: string[] = [];
   const err: string[] = [];
   const io: CommandIo = {
     stdout: (text) => void out.push(text),
     stderr: (text) => void err.push(text),
-    env: { MEDRECORDS_API_KEY: mock.apiKeys.create(), MEDRECORDS_BASE_URL: mock.baseUrl },
+    env: { MEDRECORDS_API_KEY: key, MEDRECORDS_BASE_URL: mock.baseUrl },
     signal: controller.signal,
   };
   const done = listenCommand(["--interval", "20ms", ...argv], io, { fetch });
@@ -115,6 +123,40 @@ describe("medrecords listen through an outage of the service", () => {
       ]);
     },
   );
+
+  it("a new log behind the same address (a restarted mock): forwarded from its start, or from --checkpoint's position", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "medrecords-listen-outage-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    for (const checkpoint of [[], ["--checkpoint", join(dir, "position.json")]]) {
+      let mock = createMockService({ now: NOW, delivery: "inbox" });
+      const key = mock.apiKeys.create();
+      const hook = await receiver();
+      const { state, fetch } = flaky(mock);
+      const restarted: typeof globalThis.fetch = (input, init) =>
+        state.down ? fetch(input, init) : mock.fetch(input, init);
+      const run = start(mock, restarted, ["--forward-to", hook.url, ...checkpoint], key);
+      await vi.waitFor(() => expect(run.out.join("")).toMatch(/^Ready: /), waitShort);
+      emit(mock, "ret_old");
+      await vi.waitFor(() => expect(hook.ids).toHaveLength(1), waitShort);
+
+      state.down = true;
+      await vi.waitFor(() => expect(run.err.join("")).toContain("cannot reach"), waitShort);
+      // Same address and key, a new log; its clock later than the old one's.
+      mock = createMockService({ now: "2026-06-15T13:00:00.000Z", delivery: "inbox" });
+      mock.apiKeys.register(key);
+      emit(mock, "ret_new");
+      state.down = false;
+      await vi.waitFor(() => expect(hook.ids).toHaveLength(2), waitShort);
+      expect(run.out.join("")).toContain("ret_new");
+      run.stop();
+      expect(await run.done).toBe(0);
+      expect(run.err.join("")).toContain(
+        checkpoint.length === 0
+          ? "answers again, with a new event log (a restarted mock): forwarding its events from its start."
+          : `answers again, with another event log (a restarted mock?); resuming from the checkpoint in ${checkpoint[1]} (${NOW}): its events before that instant are not forwarded.`,
+      );
+    }
+  });
 
   it("fails at once when the service cannot be reached at start", async () => {
     const mock = createMockService({ now: NOW, delivery: "inbox" });
