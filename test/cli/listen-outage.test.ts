@@ -108,7 +108,8 @@ describe("medrecords listen through an outage of the service", () => {
       state.down = false;
       await vi.waitFor(() => expect(hook.ids).toHaveLength(2), waitShort);
       expect(new Set(hook.ids).size).toBe(2);
-      expect(run.out.join("")).toContain("ret_during");
+      // Its line follows the receiver's answer.
+      await vi.waitFor(() => expect(run.out.join("")).toContain("ret_during"), waitShort);
 
       run.stop();
       expect(await run.done).toBe(0);
@@ -147,7 +148,8 @@ describe("medrecords listen through an outage of the service", () => {
       emit(mock, "ret_new");
       state.down = false;
       await vi.waitFor(() => expect(hook.ids).toHaveLength(2), waitShort);
-      expect(run.out.join("")).toContain("ret_new");
+      // Its line follows the receiver's answer.
+      await vi.waitFor(() => expect(run.out.join("")).toContain("ret_new"), waitShort);
       run.stop();
       expect(await run.done).toBe(0);
       expect(run.err.join("")).toContain(
