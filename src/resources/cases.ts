@@ -8,6 +8,7 @@ import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
 import { describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
+import { uploadRecorder } from "../custody/transfer.js";
 import type { Case, CaseCreate, CaseListParams, CaseUpdate } from "../schemas/cases.js";
 import type { Document, DocumentCreate } from "../schemas/documents.js";
 import type { SignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
@@ -85,7 +86,8 @@ export class Cases extends APIResource {
     const { path, ...upload } = params;
     const sign = (names: UploadNames) => this.signUpload(caseId, names, options);
     const where = describeOperation(documents.create);
-    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    const recorder = await uploadRecorder(this.core);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal, recorder);
     const body = { upload_id: sent.upload_id, ...(path !== undefined && { path }) };
     const document = await this.createDocument(caseId, body, options);
     // Logged once the file is a document, so that the custody entry names it.

@@ -1,12 +1,12 @@
 import * as documents from "../contract/documents.js";
 import type { APIPromise } from "../core/api-promise.js";
-import { downloadContent, saveContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import type { DownloadSource } from "../custody/record.js";
 import type { SavedFile, SaveOptions } from "../custody/save.js";
+import { downloadContent, saveContent } from "../custody/transfer.js";
 import type {
   Document,
   DocumentListParams,

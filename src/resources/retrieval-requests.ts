@@ -1,7 +1,6 @@
 import * as retrievalRequests from "../contract/retrieval-requests.js";
 import * as uploads from "../contract/uploads.js";
 import type { APIPromise } from "../core/api-promise.js";
-import { downloadContent, saveContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
@@ -10,6 +9,7 @@ import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
 import type { DownloadSource } from "../custody/record.js";
 import type { SavedFile, SaveOptions } from "../custody/save.js";
+import { downloadContent, saveContent, uploadRecorder } from "../custody/transfer.js";
 import type { DownloadResponse } from "../schemas/documents.js";
 import {
   type ActionRequestAnswer,
@@ -351,7 +351,8 @@ export class RetrievalRequests extends APIResource {
     const where = describeOperation(
       case_id === undefined ? uploads.signRetrieval : uploads.signCase,
     );
-    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    const recorder = await uploadRecorder(this.core);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal, recorder);
     await sent.record({ case_id: case_id ?? null });
     return sent.upload_id;
   }
