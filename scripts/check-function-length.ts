@@ -44,7 +44,6 @@ export const ALLOWED: readonly string[] = [
   "testing/lifecycle.ts:useMockService",
   // this branch (e36), until the commits that rewrite them
   "poller/catch-up.ts:EventCatchUp.#walk",
-  "poller/file-checkpoint.ts:fileCheckpoint",
   "stores/postgres-checkpoint.ts:postgresCheckpointStore",
   "stores/postgres-dedupe.ts:postgresDedupeStore",
 ];
