@@ -44,7 +44,6 @@ export const ALLOWED: readonly string[] = [
   "testing/lifecycle.ts:useMockService",
   // this branch (e36), until the commits that rewrite them
   "poller/catch-up.ts:EventCatchUp.#walk",
-  "stores/postgres-checkpoint.ts:postgresCheckpointStore",
 ];
 
 /** One function over the limit. */
