@@ -28,22 +28,26 @@ export class Cases extends APIResource {
    * `external_id`, such a case is looked up by it and returned, or created
    * again when it does not exist.
    */
-  create(body: CaseCreate, options?: CreateOptions): APIPromise<Case> {
+  create(body: CaseCreate, options?: CreateOptions): APIPromise<Case, "createCase"> {
     return reconciledCreate(this.core, cases.create, cases.list, body, options);
   }
 
   /** One case by id; a `NotFoundError` when there is none. */
-  retrieve(caseId: string, options?: RequestOptions): APIPromise<Case> {
+  retrieve(caseId: string, options?: RequestOptions): APIPromise<Case, "getCase"> {
     return this.core.call(cases.retrieve, { params: { case_id: caseId } }, options);
   }
 
   /** Changes only the supplied fields. */
-  update(caseId: string, body: CaseUpdate, options?: RequestOptions): APIPromise<Case> {
+  update(
+    caseId: string,
+    body: CaseUpdate,
+    options?: RequestOptions,
+  ): APIPromise<Case, "updateCase"> {
     return this.core.call(cases.update, { params: { case_id: caseId }, body }, options);
   }
 
   /** Every case, newest first (`external_id` for the ones with exactly that id): await for a page or `for await` over every case. */
-  list(query: CaseListParams = {}, options?: RequestOptions): PagePromise<Case> {
+  list(query: CaseListParams = {}, options?: RequestOptions): PagePromise<Case, "listCases"> {
     return paginate(this.core, cases.list, { query }, options);
   }
 
@@ -56,7 +60,7 @@ export class Cases extends APIResource {
     caseId: string,
     body: SignUploadRequest,
     options?: RequestOptions,
-  ): APIPromise<SignUploadResponse> {
+  ): APIPromise<SignUploadResponse, "signCaseUpload"> {
     return this.core.call(uploads.signCase, { params: { case_id: caseId }, body }, options);
   }
 
@@ -65,7 +69,7 @@ export class Cases extends APIResource {
     caseId: string,
     body: DocumentCreate,
     options?: RequestOptions,
-  ): APIPromise<Document> {
+  ): APIPromise<Document, "createDocument"> {
     return this.core.call(documents.create, { params: { case_id: caseId }, body }, options);
   }
 

@@ -169,7 +169,10 @@ export class RetrievalRequests extends APIResource {
    *
    * @example await mr.retrievalRequests.create({ ...body, external_id: "rr-1042" }, { reconcile: true })
    */
-  create(body: RetrievalRequestCreate, options?: CreateOptions): APIPromise<RetrievalRequest> {
+  create(
+    body: RetrievalRequestCreate,
+    options?: CreateOptions,
+  ): APIPromise<RetrievalRequest, "createRetrievalRequest"> {
     return reconciledCreate(
       this.core,
       retrievalRequests.create,
@@ -183,7 +186,10 @@ export class RetrievalRequests extends APIResource {
    * One retrieval request by id; a `NotFoundError` when there is none. What
    * a webhook receiver fetches on each event, since deliveries carry no state.
    */
-  retrieve(retrievalRequestId: string, options?: RequestOptions): APIPromise<RetrievalRequest> {
+  retrieve(
+    retrievalRequestId: string,
+    options?: RequestOptions,
+  ): APIPromise<RetrievalRequest, "getRetrievalRequest"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return this.core.call(retrievalRequests.retrieve, { params }, options);
   }
@@ -195,7 +201,7 @@ export class RetrievalRequests extends APIResource {
   list(
     query: RetrievalRequestListParams = {},
     options?: RequestOptions,
-  ): PagePromise<RetrievalRequest> {
+  ): PagePromise<RetrievalRequest, "listRetrievalRequests"> {
     return paginate(this.core, retrievalRequests.list, { query }, options);
   }
 
@@ -216,7 +222,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     query: RetrievalDocumentListParams = {},
     options?: RequestOptions,
-  ): PagePromise<RetrievalDocument> {
+  ): PagePromise<RetrievalDocument, "listRetrievalDocuments"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return paginate(this.core, retrievalRequests.listDocuments, { params, query }, options);
   }
@@ -231,7 +237,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
-  ): APIPromise<DownloadResponse> {
+  ): APIPromise<DownloadResponse, "downloadRetrievalDocument"> {
     const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
     return this.core.call(retrievalRequests.downloadDocument, { params }, options);
   }
@@ -245,7 +251,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
-  ): APIPromise<DownloadResponse> {
+  ): APIPromise<DownloadResponse, "downloadRetrievalDocument"> {
     return this.documentDownloadUrl(retrievalRequestId, documentId, options);
   }
 
@@ -316,7 +322,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     body: ActionResponse,
     options?: RequestOptions,
-  ): APIPromise<ActionRequestAnswer> {
+  ): APIPromise<ActionRequestAnswer, "respondToActionRequest"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return this.core.call(retrievalRequests.respondToActionRequest, { params, body }, options);
   }
@@ -330,7 +336,7 @@ export class RetrievalRequests extends APIResource {
   signUpload(
     body: RetrievalSignUploadRequest,
     options?: RequestOptions,
-  ): APIPromise<SignUploadResponse> {
+  ): APIPromise<SignUploadResponse, "signRetrievalUpload"> {
     return this.core.call(uploads.signRetrieval, { body }, options);
   }
 
