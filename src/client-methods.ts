@@ -1,16 +1,19 @@
 /**
- * Which client method calls each operation of the contract. Typed over the
- * contract's keys: an operation without a method here fails `tsc`, naming
- * it ("Property 'getCase' is missing ..."), and a row naming a method that
- * does not exist, or whose parameters do not start with the operation's
- * path ids (in template order) and then its body, fails too. Nothing in the
- * package imports it at runtime; the tests call every operation through it.
+ * Which client method calls each operation of the contract, derived from the
+ * methods themselves: each names its operation in its return type
+ * (`APIPromise<Case, "getCase">`, `PagePromise<Case, "listCases">`), which
+ * only a call of that operation compiles against. An operation no method
+ * names fails `tsc` here, naming it ({@link EveryOperationHasAMethod}); a
+ * method that names one operation and calls another fails in its resource.
+ * Nothing in the package imports it at run time; the tests call every
+ * operation through `ClientMethods` (test/helpers/client-methods.ts).
  */
 import type { z } from "zod";
 import type { MedRecords } from "./client.js";
 import type { Contract } from "./contract/index.js";
 import type { Operation } from "./contract/operation.js";
-
+import type { APIPromise } from "./core/api-promise.js";
+import type { PagePromise } from "./core/pagination.js";
 /** The names of the client's resources: `"cases" | "documents" | ...`. */
 export type ResourceName = {
   [K in keyof MedRecords]: MedRecords[K] extends object ? K : never;
@@ -43,50 +46,54 @@ type MethodAt<P extends MethodPath> = P extends `${infer R extends ResourceName}
     : never
   : never;
 
-/** The methods whose parameters fit operation `O`. */
-type MethodFor<O extends Operation> = {
-  [P in MethodPath]: MethodAt<P> extends (...args: [...LeadingArgs<O>, ...never[]]) => unknown
-    ? P
+/** The operationId a method names in its return type (`string` when it names none). */
+export type OperationOfMethod<M> = M extends (...args: never[]) => infer R
+  ? R extends APIPromise<unknown, infer Id>
+    ? Id
+    : R extends PagePromise<unknown, infer Id>
+      ? Id
+      : never
+  : never;
+
+/**
+ * The methods that name operation `Id` in their return type and whose
+ * parameters fit `O` (a deprecated alias names it too, as the method it
+ * stands for).
+ */
+type MethodFor<Id extends string, O extends Operation> = {
+  [P in MethodPath]: Names<OperationOfMethod<MethodAt<P>>, Id> extends true
+    ? MethodAt<P> extends (...args: [...LeadingArgs<O>, ...never[]]) => unknown
+      ? P
+      : never
     : never;
 }[MethodPath];
 
-/** For each operation of a contract, a client method that fits it. */
+/** Whether a method naming `Named` names exactly `Id` (one naming none names nothing). */
+type Names<Named, Id extends string> = [Named] extends [never]
+  ? false
+  : [Named] extends [Id]
+    ? true
+    : false;
+
+/** For each operation of a contract, the client methods that call it. */
 export type ClientMethodsOf<C extends { readonly [id: string]: Operation }> = {
-  readonly [K in keyof C]: MethodFor<C[K]>;
+  readonly [K in keyof C & string]: MethodFor<K, C[K]>;
 };
 
-/** Each operation of the contract and the client method that calls it. */
-export const CLIENT_METHODS = {
-  createCase: "cases.create",
-  listCases: "cases.list",
-  getCase: "cases.retrieve",
-  updateCase: "cases.update",
-  signCaseUpload: "cases.signUpload",
-  signRetrievalUpload: "retrievalRequests.signUpload",
-  createDocument: "cases.createDocument",
-  listDocuments: "documents.list",
-  getDocument: "documents.retrieve",
-  updateDocument: "documents.update",
-  downloadDocument: "documents.download",
-  createWebhook: "webhooks.create",
-  listWebhooks: "webhooks.list",
-  getWebhook: "webhooks.retrieve",
-  updateWebhook: "webhooks.update",
-  deleteWebhook: "webhooks.delete",
-  testWebhook: "webhooks.test",
-  listWebhookDeliveries: "webhooks.listDeliveries",
-  redeliverWebhookDelivery: "webhooks.redeliver",
-  createRetrievalRequest: "retrievalRequests.create",
-  listRetrievalRequests: "retrievalRequests.list",
-  getRetrievalRequest: "retrievalRequests.retrieve",
-  listRetrievalDocuments: "retrievalRequests.listDocuments",
-  downloadRetrievalDocument: "retrievalRequests.downloadDocument",
-  respondToActionRequest: "retrievalRequests.respondToAction",
-  searchFacilities: "facilities.search",
-  createRequestor: "requestors.create",
-  listRequestors: "requestors.list",
-  getRequestor: "requestors.retrieve",
-  updateRequestor: "requestors.update",
-  listEvents: "events.list",
-  getEvent: "events.retrieve",
-} as const satisfies ClientMethodsOf<Contract>;
+/** Each operation of the contract and the client methods that call it. */
+export type ClientMethods = ClientMethodsOf<Contract>;
+
+/** The operations of `C` no client method calls. */
+export type Unbound<C extends { readonly [id: string]: Operation }> = {
+  [K in keyof C & string]: [MethodFor<K, C[K]>] extends [never] ? K : never;
+}[keyof C & string];
+
+/** Accepts only `never`: what is left over fails here, named. */
+type None<T extends never> = T;
+
+/**
+ * Fails to compile, naming the operation, while an operation of the
+ * contract has no client method ("Type '"getCaseSummary"' does not satisfy
+ * the constraint 'never'").
+ */
+export type EveryOperationHasAMethod = None<Unbound<Contract>>;

@@ -55,3 +55,14 @@ export const update = defineOperation({
   response: Case,
   scope: "cases:write",
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  createCase: create,
+  listCases: list,
+  getCase: retrieve,
+  updateCase: update,
+} as const;

@@ -76,3 +76,15 @@ export const download = defineOperation({
   response: DownloadResponse,
   scope: "documents:read",
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  createDocument: create,
+  listDocuments: list,
+  getDocument: retrieve,
+  updateDocument: update,
+  downloadDocument: download,
+} as const;

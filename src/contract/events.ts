@@ -52,3 +52,12 @@ export const retrieve = defineOperation({
   scopes: ["webhooks:read", "retrievals:read"],
   scopeWhen: { "retrievals:read": "to read a `retrieval_request.*` event (403 without it)" },
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  listEvents: list,
+  getEvent: retrieve,
+} as const;

@@ -22,3 +22,11 @@ export const search = defineOperation({
   list: true,
   scope: "retrievals:read",
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  searchFacilities: search,
+} as const;

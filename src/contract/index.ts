@@ -26,42 +26,45 @@ export type KeyedByOperationId<C> = {
 
 /**
  * Every operation, keyed by its operationId, in the order the reference
- * server matches them and the OpenAPI document lists them.
+ * server matches them and the OpenAPI document lists them: each module's
+ * `operations`, in the document's order of tags.
  */
 export const CONTRACT = {
-  createCase: cases.create,
-  listCases: cases.list,
-  getCase: cases.retrieve,
-  updateCase: cases.update,
-  signCaseUpload: uploads.signCase,
-  signRetrievalUpload: uploads.signRetrieval,
-  createDocument: documents.create,
-  listDocuments: documents.list,
-  getDocument: documents.retrieve,
-  updateDocument: documents.update,
-  downloadDocument: documents.download,
-  createWebhook: webhooks.create,
-  listWebhooks: webhooks.list,
-  getWebhook: webhooks.retrieve,
-  updateWebhook: webhooks.update,
-  deleteWebhook: webhooks.delete,
-  testWebhook: webhooks.test,
-  listWebhookDeliveries: webhooks.listDeliveries,
-  redeliverWebhookDelivery: webhooks.redeliver,
-  createRetrievalRequest: retrievalRequests.create,
-  listRetrievalRequests: retrievalRequests.list,
-  getRetrievalRequest: retrievalRequests.retrieve,
-  listRetrievalDocuments: retrievalRequests.listDocuments,
-  downloadRetrievalDocument: retrievalRequests.downloadDocument,
-  respondToActionRequest: retrievalRequests.respondToActionRequest,
-  searchFacilities: facilities.search,
-  createRequestor: requestors.create,
-  listRequestors: requestors.list,
-  getRequestor: requestors.retrieve,
-  updateRequestor: requestors.update,
-  listEvents: events.list,
-  getEvent: events.retrieve,
+  ...cases.operations,
+  ...uploads.operations,
+  ...documents.operations,
+  ...webhooks.operations,
+  ...retrievalRequests.operations,
+  ...facilities.operations,
+  ...requestors.operations,
+  ...events.operations,
 } as const;
+
+/** The operationIds a contract module declares (its exported operations). */
+type DeclaredIn<M> = {
+  [K in keyof M]: M[K] extends Operation ? M[K]["operationId"] : never;
+}[keyof M];
+
+/** Accepts only `never`: what is left over fails here, named. */
+type None<T extends never> = T;
+
+/**
+ * Fails to compile, naming the operationId, while a module declares an
+ * operation its `operations` record (and so `CONTRACT`) leaves out.
+ */
+export type EveryDeclaredOperationIsInTheContract = None<
+  Exclude<
+    | DeclaredIn<typeof cases>
+    | DeclaredIn<typeof uploads>
+    | DeclaredIn<typeof documents>
+    | DeclaredIn<typeof webhooks>
+    | DeclaredIn<typeof retrievalRequests>
+    | DeclaredIn<typeof facilities>
+    | DeclaredIn<typeof requestors>
+    | DeclaredIn<typeof events>,
+    keyof typeof CONTRACT
+  >
+>;
 
 /** The contract's record type. */
 export type Contract = typeof CONTRACT;

@@ -58,3 +58,14 @@ export const update = defineOperation({
   response: Requestor,
   scope: "requestors:write",
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  createRequestor: create,
+  listRequestors: list,
+  getRequestor: retrieve,
+  updateRequestor: update,
+} as const;

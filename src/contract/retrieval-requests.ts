@@ -120,3 +120,16 @@ export const respondToActionRequest = defineOperation({
     400: `\`validation_error\` when the body is malformed, including a \`message\` that is missing, not a string, or not 1 to ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming; \`action_response_rejected\` when the answer is refused by the request's state (no open action request, a missing or unusable attachment, a required PDF missing); the message says why.`,
   },
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  createRetrievalRequest: create,
+  listRetrievalRequests: list,
+  getRetrievalRequest: retrieve,
+  listRetrievalDocuments: listDocuments,
+  downloadRetrievalDocument: downloadDocument,
+  respondToActionRequest: respondToActionRequest,
+} as const;

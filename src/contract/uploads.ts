@@ -36,3 +36,12 @@ export const signRetrieval = defineOperation({
   scope: "retrievals:write",
   idempotent: true,
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  signCaseUpload: signCase,
+  signRetrievalUpload: signRetrieval,
+} as const;

@@ -144,3 +144,18 @@ export const redeliver = defineOperation({
   scope: "webhooks:write",
   errors: { 409: "`conflict`: the webhook is disabled; enable it first." },
 } as const);
+
+/**
+ * This module's operations keyed by operationId, in the order the OpenAPI
+ * document lists them: `CONTRACT` (./index.ts) is these records in turn.
+ */
+export const operations = {
+  createWebhook: create,
+  listWebhooks: list,
+  getWebhook: retrieve,
+  updateWebhook: update,
+  deleteWebhook: deleteWebhook,
+  testWebhook: test,
+  listWebhookDeliveries: listDeliveries,
+  redeliverWebhookDelivery: redeliver,
+} as const;

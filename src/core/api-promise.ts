@@ -8,11 +8,20 @@ export interface WithResponse<T> {
   requestId: string | undefined;
 }
 
+/** The key of the type-only mark naming the operation a promise answers (never set at run time). */
+declare const operation: unique symbol;
+
 /**
  * What every resource method returns: awaiting it gives the parsed body;
  * `.withResponse()` also gives the raw `Response` and its request id.
+ * `Op` is the operationId of the call it answers (`"getCase"`): a resource
+ * method names it in its return type, so that calling another operation
+ * there fails to compile, and the client's operation-to-method join is
+ * derived from it (src/client-methods.ts).
  */
-export class APIPromise<T> implements PromiseLike<T> {
+export class APIPromise<T, Op extends string = string> implements PromiseLike<T> {
+  /** Type-only: which operation this answers. */
+  declare readonly [operation]?: Op;
   readonly #inner: Promise<WithResponse<T>>;
 
   constructor(inner: Promise<WithResponse<T>>) {

@@ -1,5 +1,3 @@
-import type { DownloadSource } from "../custody/record.js";
-import type { SavedFile, SaveOptions } from "../custody/save.js";
 import { causeCode } from "../internal/cause-code.js";
 import type { DownloadResponse } from "../schemas/documents.js";
 import { ConnectionError, DownloadError, TimeoutError } from "./errors.js";
@@ -35,34 +33,6 @@ export async function fetchContent(
       );
     }
   }
-}
-
-/**
- * `fetchContent` for a resource's file: with a custody log attached, the body
- * is hashed as it streams and the entry appended when it ends (src/custody,
- * loaded only then).
- */
-export async function downloadContent(
-  core: Core,
-  source: DownloadSource,
-  options?: RequestOptions,
-): Promise<Response> {
-  if (core.options.custodyLog === undefined) {
-    return fetchContent(core, source.sign, source.where, options);
-  }
-  const { recordedContent } = await import("../custody/record.js");
-  return recordedContent(core, source, options);
-}
-
-/** The file written to `to.path` atomically, hashed as it streams (src/custody/save.ts). */
-export async function saveContent(
-  core: Core,
-  source: DownloadSource,
-  to: SaveOptions,
-  options?: RequestOptions,
-): Promise<SavedFile> {
-  const { saveToFile } = await import("../custody/save.js");
-  return saveToFile(core, source, to, options);
 }
 
 async function getWithin(

@@ -1,4 +1,4 @@
-import type { CustodyLog } from "../custody/log.js";
+import type { CustodyLog } from "./custody-log.js";
 import type { LogLevel } from "./logging.js";
 import type { TracerLike } from "./tracing.js";
 

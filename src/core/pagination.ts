@@ -87,11 +87,18 @@ export class Page<T> implements AsyncIterable<T> {
   }
 }
 
+/** The key of the type-only mark naming the list operation a page promise answers. */
+declare const listOperation: unique symbol;
+
 /**
  * What `list()` returns: await it for the first page, or iterate it for every
  * item of every page. Nothing is fetched until it is awaited or iterated.
  */
-export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T, Op extends string = string>
+  implements PromiseLike<Page<T>>, AsyncIterable<T>
+{
+  /** Type-only: which list operation this answers (see `APIPromise`). */
+  declare readonly [listOperation]?: Op;
   readonly #load: () => Promise<WithResponse<Page<T>>>;
   #first: Promise<WithResponse<Page<T>>> | undefined;
 
@@ -198,7 +205,7 @@ export function paginate<O extends Operation & { readonly list: true }>(
   op: O,
   input: Pick<CallInput<O>, "params" | "query">,
   options?: RequestOptions,
-): PagePromise<ItemOf<O>> {
+): PagePromise<ItemOf<O>, O["operationId"]> {
   type T = ItemOf<O>;
   const fetchPage = async (url: string | undefined): Promise<WithResponse<Page<T>>> => {
     const { data, response, requestId } = await core
@@ -210,7 +217,7 @@ export function paginate<O extends Operation & { readonly list: true }>(
     const follow = (next: string) => fetchPage(next).then((r) => r.data);
     return { data: new Page<T>(envelope, cursor, follow, requestId), response, requestId };
   };
-  return new PagePromise<T>(() => fetchPage(undefined));
+  return new PagePromise<T, O["operationId"]>(() => fetchPage(undefined));
 }
 
 /**

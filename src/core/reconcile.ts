@@ -55,10 +55,12 @@ export function reconciledCreate<
   list: L,
   body: unknown,
   options: CreateOptions = {},
-): APIPromise<ResponseOf<C>> {
+): APIPromise<ResponseOf<C>, C["operationId"]> {
   const { reconcile = false, ...request } = options;
   if (!reconcile) return core.call(create, { body }, request);
-  return new APIPromise(createOrFind(core, create, list, body, request));
+  return new APIPromise<ResponseOf<C>, C["operationId"]>(
+    createOrFind(core, create, list, body, request),
+  );
 }
 
 async function createOrFind<C extends Operation>(

@@ -267,7 +267,7 @@ export class Core {
     op: O,
     input: CallInput<O> = {},
     options: RequestOptions = {},
-  ): APIPromise<ResponseOf<O>> {
+  ): APIPromise<ResponseOf<O>, O["operationId"]> {
     let sent: Promise<WithResponse<unknown>>;
     try {
       sent = this.#send(op, input, options);
@@ -275,7 +275,9 @@ export class Core {
       // A request refused before sending (bad input) rejects, as every failure does: never a synchronous throw.
       sent = Promise.reject(error);
     }
-    return new APIPromise(sent as Promise<WithResponse<ResponseOf<O>>>);
+    return new APIPromise<ResponseOf<O>, O["operationId"]>(
+      sent as Promise<WithResponse<ResponseOf<O>>>,
+    );
   }
 
   /** Validates and addresses the call (throwing synchronously on bad input), then exchanges it. */

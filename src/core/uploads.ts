@@ -1,5 +1,4 @@
 import * as z from "zod";
-import type { CustodyIds } from "../custody/record.js";
 import { discardBody } from "../internal/discard-body.js";
 import type { SignUploadResponse } from "../schemas/uploads.js";
 import type { APIPromise } from "./api-promise.js";
@@ -7,6 +6,7 @@ import { UploadError } from "./errors.js";
 import { isNode, nodePut } from "./node-put.js";
 import type { Core } from "./request.js";
 import { validateInput } from "./request.js";
+import type { CustodyIds, TransferRecorder } from "./transfer-recorder.js";
 
 /**
  * What an upload accepts. Streams are sent as they are read, never buffered
@@ -143,8 +143,9 @@ export interface SentUpload {
  * `Content-Type` and `Content-Length` and no `Authorization`, through the
  * caller's `fetch` when one was given, else (in Node) through node:http for
  * bounded memory. A 403 means the address expired (`UPLOAD_URL_TTL_MINUTES`); a replayable
- * body is re-signed and sent once more. With a custody log, each attempt's
- * bytes are hashed as they are sent (src/custody, loaded only then).
+ * body is re-signed and sent once more. With a `recorder` (the resource
+ * passes src/custody's when a custody log is attached), each attempt's bytes
+ * are seen as they are sent and the one that succeeded is recorded.
  */
 export async function signAndPut(
   core: Core,
@@ -152,14 +153,11 @@ export async function signAndPut(
   params: UploadParams,
   where: string,
   signal?: AbortSignal,
+  recorder?: TransferRecorder,
 ): Promise<SentUpload> {
   const prepared = prepareUpload(params, where);
   const names = { file_name: prepared.file_name, file_type: prepared.file_type };
   const fetchFn = core.customFetch;
-  const recorder =
-    core.options.custodyLog === undefined
-      ? undefined
-      : new (await import("../custody/record.js")).UploadRecorder(core);
   let { data: signed, requestId } = await sign(names).withResponse();
   let body = prepared.body.first;
   for (let attempt = 1; ; attempt++) {

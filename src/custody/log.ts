@@ -1,26 +1,3 @@
-import type { CustodyEntry, CustodyRecord } from "./entry.js";
-
-/**
- * Where custody entries go: `fileCustodyLog(path)`, `postgresCustodyLog({ pool })`,
- * `memoryCustodyLog()`, or your own. A log numbers and chains what it is
- * given, one append at a time across everyone appending to it, and refuses
- * to append to a chain that does not verify.
- */
-export interface CustodyLog {
-  /** What the log is, for messages: `fileCustodyLog ("custody.jsonl")`. */
-  readonly description: string;
-  /**
-   * Appends one entry after the last: `seq` one more than the last entry's,
-   * `prev_hash` its `hash`, then `hash` over the whole (`chainEntry` does
-   * this). Resolves once the entry is stored durably; rejects with a
-   * `CustodyLogError` when the log cannot be written or does not verify.
-   */
-  append(record: CustodyRecord): Promise<CustodyEntry>;
-  /**
-   * Every entry as stored, first to last, for `verifyCustodyLog` and the
-   * export. Values are read as they are, not checked: a tampered entry is
-   * yielded as it is (verification judges it); an unreadable one throws a
-   * `CustodyLogError` naming where.
-   */
-  entries(): AsyncIterable<unknown>;
-}
+// The interface lives below custody (src/core/custody-log.ts) because the client's options name
+// it; custody implements it, and this module keeps the name where its implementations look.
+export type { CustodyLog } from "../core/custody-log.js";

@@ -1,24 +1,18 @@
 /**
  * The client's side of the custody log: downloads and uploads hashed as they
- * stream, and the entry each appends. Loaded only when a log is attached or a
- * file is saved, so a client without one carries none of it.
+ * stream, and the entry each appends. Loaded (by ./transfer.ts) only when a
+ * log is attached or a file is saved, so a client without one carries none of it.
  */
 import type { APIPromise } from "../core/api-promise.js";
 import { fetchContent } from "../core/download.js";
 import { CustodyLogError, UploadError } from "../core/errors.js";
 import type { RequestOptions } from "../core/options.js";
 import type { Core } from "../core/request.js";
+import type { CustodyIds, TransferRecorder, UploadFacts } from "../core/transfer-recorder.js";
 import type { DownloadResponse } from "../schemas/documents.js";
 import type { CustodyRecord } from "./entry.js";
 import { hashingStream, type StreamDigest } from "./hashing-stream.js";
 import { sha256Hasher } from "./sha256.js";
-
-/** The ids an entry names, where the operation knows them. */
-export interface CustodyIds {
-  document_id?: string | null;
-  retrieval_request_id?: string | null;
-  case_id?: string | null;
-}
 
 /** What the custody log records of a file beyond its bytes: ids, name and type. */
 export interface CustodyFacts extends CustodyIds {
@@ -128,19 +122,12 @@ export async function recordedContent(
   return recorded;
 }
 
-/** An upload's name and type, and the request id of the signing call that gave its address. */
-export interface UploadFacts {
-  file_name: string;
-  file_type: string;
-  requestId: string | undefined;
-}
-
 /**
  * Hashes each attempt's body of one upload as it is sent. `body(first)`
  * wraps a body for sending; `finish(ids)` appends the entry of the attempt
- * that succeeded.
+ * that succeeded. Core's upload knows it only as a `TransferRecorder`.
  */
-export class UploadRecorder {
+export class UploadRecorder implements TransferRecorder {
   readonly #core: Core;
   #digest: StreamDigest | undefined;
 

@@ -47,16 +47,31 @@ export interface BoundCall<O extends Operation, B> {
 }
 
 /** A page of a list operation, and fields the envelope carries besides `results`, `next` and `previous`. */
-export interface ListResult extends Page<unknown> {
+export interface ListResult<T = unknown> extends Page<T> {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
-/** What a handler returns: a page for a list, nothing for a 204, else the success body. */
+/** The success body an operation declares (what its `response` schema parses to). */
+export type AnswerOf<O extends Operation> = O extends {
+  readonly response: infer R extends z.ZodType;
+}
+  ? z.output<R>
+  : undefined;
+
+/** One item of a list operation's envelope. */
+export type ItemOf<O extends Operation> =
+  AnswerOf<O> extends { readonly results: readonly (infer T)[] } ? T : never;
+
+/**
+ * What a handler returns, typed from the operation's declaration: a page of
+ * its items for a list, nothing for a 204, else its success body (so a
+ * handler answering anything else fails `tsc`, naming the field).
+ */
 export type ResultOf<O extends Operation> = O extends { readonly list: true }
-  ? ListResult
+  ? ListResult<ItemOf<O>>
   : O extends { readonly status: 204 }
     ? undefined
-    : unknown;
+    : AnswerOf<O>;
 
 export interface BindOptions<B> {
   /**

@@ -260,10 +260,8 @@ export function createCatchUpPoller(
 
 class EventCatchUp implements CatchUpPoller {
   readonly [diagnostics]: CatchUpDiagnostics = { eventsHeld: 0, maxEventsHeld: 0, pagesFetched: 0 };
-  readonly #reader: EventLogReader;
   readonly #store: CheckpointStore;
   readonly #options: PollerOptions;
-  readonly #pageSize: number;
   /** Tail of the run queue: runs never overlap. */
   #queue: Promise<unknown> = Promise.resolve();
   #started = false;
@@ -275,6 +273,8 @@ class EventCatchUp implements CatchUpPoller {
   #failures: { id: string; count: number } | undefined;
   /** Who this poller is to the checkpoint's lease: random, one per poller. */
   readonly #owner = crypto.randomUUID();
+  /** What each run reads of this poller. */
+  readonly #host: RunHost;
 
   constructor(reader: EventLogReader, options: PollerOptions) {
     if (typeof options?.onEvent !== "function") {
@@ -306,10 +306,20 @@ class EventCatchUp implements CatchUpPoller {
         `events.catchUp: \`types\` must name 1 to ${EVENT_TYPE_FILTER_MAX} event types.`,
       );
     }
-    this.#reader = reader;
     this.#store = options.checkpoint ?? memoryCheckpoint();
     this.#options = options;
-    this.#pageSize = pageSize;
+    this.#host = {
+      store: this.#store,
+      options,
+      pageSize,
+      list: async (query) => this.#hold(await reader.list(query)),
+      follow: async (link) => this.#hold(await reader.follow(link)),
+      process: (event, dedupe, ttl) => this.#process(event, dedupe, ttl),
+      stopping: () => this.#stopping,
+      settle: () => {
+        this[diagnostics].eventsHeld = 0;
+      },
+    };
   }
 
   runOnce(): Promise<CatchUpResult> {
@@ -408,141 +418,11 @@ class EventCatchUp implements CatchUpPoller {
   }
 
   async #walk(hold: LeaseHold | undefined): Promise<CatchUpResult> {
-    const { onGap, dedupe } = this.#options;
-    const ttl = this.#options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
     // Checked here rather than trusted to each store: a user's store is read the same way.
     const stored = await this.#store.load();
     const where = this.#store.description ?? DEFAULT_DESCRIPTION;
     const loaded = stored === null ? null : parseCheckpoint(stored, where);
-    const position = new CheckpointCursor(loaded);
-    let processed = 0;
-    let duplicates = 0;
-    let inProgress = 0;
-    let unsaved = false;
-    const save = async () => {
-      const snapshot = position.snapshot();
-      if (unsaved && snapshot !== null) {
-        // Fenced: refused once another instance took the lease (the run then ends quietly).
-        await (hold === undefined ? this.#store.save(snapshot) : hold.save(snapshot));
-      }
-      unsaved = false;
-    };
-    const result = (): CatchUpResult => ({
-      processed,
-      duplicates,
-      inProgress,
-      checkpoint: position.snapshot(),
-      leader: true,
-    });
-    hold?.track(result, loaded);
-
-    // From the checkpoint's own instant: `created_after` is inclusive, so the
-    // events sharing it come again and the ids the checkpoint holds for it
-    // tell the processed ones from the rest (`position.covers`).
-    const query: EventListParams = { limit: this.#pageSize };
-    if (this.#options.types !== undefined) query.type = [...this.#options.types];
-    if (loaded !== null) query.created_after = loaded.created_at;
-    let page = this.#hold(await this.#reader.list(query));
-    // A link that repeats within this run would make it loop forever.
-    const walk = new LinkWalk(null, "event log");
-
-    if (loaded !== null) {
-      // Judged by the service's clock, which the first response brings (its Date header).
-      assertCheckpointPossible(loaded, where, page.serverTimeMs);
-      // Rounded up: the Date header has whole seconds, and a gap must not be missed.
-      const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
-      const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();
-      if (compareInstants(loaded.created_at, oldestAvailable) < 0) {
-        const gap = { checkpoint: loaded, oldestAvailable };
-        if (onGap === undefined) throw new EventLogGapError(gap);
-        await onGap(gap);
-        position.reset(oldestAvailable);
-        unsaved = true;
-        await save();
-      }
-    }
-
-    /** Hands `page`'s events over oldest first and saves; true when the run must stop (an event in progress elsewhere). */
-    const handOver = async (page: EventLogPage): Promise<boolean> => {
-      for (let i = page.results.length - 1; i >= 0; i--) {
-        const event = page.results[i] as AnyEvent;
-        if (position.covers(event)) continue;
-        // Awaited only when a renewal or the handler is pending: a synchronous
-        // `onEvent` then costs no promise per event.
-        const renewal = hold?.renewIfDue();
-        if (renewal !== undefined) await renewal;
-        let step: Step;
-        try {
-          const pending = this.#process(event, dedupe, ttl);
-          step = typeof pending === "string" ? pending : await pending;
-        } catch (error) {
-          // Keep what was done; the failing event comes again next run.
-          await save().catch(() => undefined);
-          throw error;
-        }
-        if (step === "in_progress") {
-          // Processed elsewhere right now: stop before it, the next run retries it.
-          inProgress = 1;
-          break;
-        }
-        if (step === "duplicate") duplicates += 1;
-        if (step === "processed") processed += 1;
-        position.advance(event);
-        unsaved = true;
-      }
-      await save();
-      return inProgress > 0;
-    };
-
-    // The whole backlog in one page (the usual run): oldest first, done.
-    if (page.next === null) {
-      await handOver(page);
-      this[diagnostics].eventsHeld = 0;
-      return result();
-    }
-
-    // More than a page: forward in time windows of about a page each, each
-    // page reversed (src/poller/time-windows.ts). Without a checkpoint, from
-    // the retention horizon (the epoch when the service's time is unknown).
-    let nowMs = nowOf(page);
-    const start =
-      position.snapshot()?.created_at ??
-      new Date(
-        page.serverTimeMs === undefined ? 0 : page.serverTimeMs - EVENT_RETENTION_MS,
-      ).toISOString();
-    const windows = new TimeWindows(start, this.#pageSize, spanOf(page));
-    for (;;) {
-      if (this.#stopping) break;
-      const window = windows.next(nowMs);
-      const bounded: EventListParams = { ...query, created_after: window.after };
-      if (window.before !== undefined) bounded.created_before = window.before;
-      page = this.#hold(await this.#reader.list(bounded));
-      nowMs = nowOf(page);
-      if (page.next === null) {
-        if (await handOver(page)) break;
-        if (!windows.complete(page.results.length)) break;
-        continue;
-      }
-      if (windows.full(spanOf(page).newestMs, spanOf(page).oldestMs)) continue;
-      // One millisecond holding more than a page: to its oldest page, then back.
-      let count = page.results.length;
-      while (page.next !== null) {
-        if (this.#stopping) return result();
-        walk.follow("next", page.next);
-        page = this.#hold(await this.#reader.follow(page.next));
-        count += page.results.length;
-      }
-      let stop = false;
-      for (;;) {
-        stop = await handOver(page);
-        if (stop || page.previous === null || this.#stopping) break;
-        walk.follow("previous", page.previous);
-        page = this.#hold(await this.#reader.follow(page.previous));
-      }
-      if (stop || !windows.complete(count)) break;
-    }
-    this[diagnostics].eventsHeld = 0;
-    return result();
+    return new CatchUpRun(this.#host, hold, loaded, where).walk();
   }
 
   /**
@@ -612,6 +492,217 @@ class EventCatchUp implements CatchUpPoller {
     await onDeadLetter(event, error);
     this.#failures = undefined;
     return "dead_letter";
+  }
+}
+
+/** What a run reads of its poller. */
+interface RunHost {
+  readonly store: CheckpointStore;
+  readonly options: PollerOptions;
+  readonly pageSize: number;
+  /** A page of the log (counted in the diagnostics). */
+  list(query: EventListParams): Promise<EventLogPage>;
+  follow(link: string): Promise<EventLogPage>;
+  /** One event through the dedupe store and `onEvent` (see `EventCatchUp.#process`). */
+  process(event: AnyEvent, dedupe: DedupeStore | undefined, ttl: number): Step | Promise<Step>;
+  /** Whether `stop()` was called: the run ends at the next page. */
+  stopping(): boolean;
+  /** No page held any more (the diagnostics). */
+  settle(): void;
+}
+
+/** How a window of the walk ended: on to the next one, or the run is over. */
+type WindowEnd = "next" | "done" | "stopped";
+
+/**
+ * One run of the poller over the log, from the checkpoint to now: what it
+ * counted, where it stands, and the steps of the walk (check for a gap, hand
+ * a page over, walk the windows, walk a crowded millisecond).
+ */
+class CatchUpRun {
+  readonly #host: RunHost;
+  readonly #hold: LeaseHold | undefined;
+  readonly #loaded: Checkpoint | null;
+  readonly #where: string;
+  readonly #position: CheckpointCursor;
+  readonly #dedupe: DedupeStore | undefined;
+  readonly #ttl: number;
+  /** From the checkpoint's own instant (see `walk`). */
+  readonly #query: EventListParams;
+  /** A link that repeats within this run would make it loop forever. */
+  readonly #links = new LinkWalk(null, "event log");
+  #processed = 0;
+  #duplicates = 0;
+  #inProgress = 0;
+  #unsaved = false;
+
+  constructor(
+    host: RunHost,
+    hold: LeaseHold | undefined,
+    loaded: Checkpoint | null,
+    where: string,
+  ) {
+    this.#host = host;
+    this.#hold = hold;
+    this.#loaded = loaded;
+    this.#where = where;
+    this.#position = new CheckpointCursor(loaded);
+    this.#dedupe = host.options.dedupe;
+    this.#ttl = host.options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
+    // `created_after` is inclusive, so the events sharing the checkpoint's instant come again
+    // and the ids the checkpoint holds for it tell the processed ones from the rest
+    // (`position.covers`).
+    this.#query = { limit: host.pageSize };
+    if (host.options.types !== undefined) this.#query.type = [...host.options.types];
+    if (loaded !== null) this.#query.created_after = loaded.created_at;
+    hold?.track(this.result, loaded);
+  }
+
+  /** What the run came to so far (also what a lost lease reports). */
+  readonly result = (): CatchUpResult => ({
+    processed: this.#processed,
+    duplicates: this.#duplicates,
+    inProgress: this.#inProgress,
+    checkpoint: this.#position.snapshot(),
+    leader: true,
+  });
+
+  async walk(): Promise<CatchUpResult> {
+    const page = await this.#host.list(this.#query);
+    if (this.#loaded !== null) await this.#checkGap(this.#loaded, page);
+    // The whole backlog in one page (the usual run): oldest first, done.
+    if (page.next === null) {
+      await this.#handOver(page);
+    } else if ((await this.#walkWindows(page)) === "stopped") {
+      // Stopped within a crowded millisecond: the page it held is not let go here.
+      return this.result();
+    }
+    this.#host.settle();
+    return this.result();
+  }
+
+  /**
+   * A checkpoint older than the log keeps: to `onGap` (or an
+   * `EventLogGapError`), then on from the oldest event the log still has.
+   * Judged by the service's clock, which the first response brings (its Date header).
+   */
+  async #checkGap(loaded: Checkpoint, page: EventLogPage): Promise<void> {
+    assertCheckpointPossible(loaded, this.#where, page.serverTimeMs);
+    // Rounded up: the Date header has whole seconds, and a gap must not be missed.
+    const nowMs = page.serverTimeMs === undefined ? Date.now() : page.serverTimeMs + 999;
+    const oldestAvailable = new Date(nowMs - EVENT_RETENTION_MS).toISOString();
+    if (compareInstants(loaded.created_at, oldestAvailable) >= 0) return;
+    const gap = { checkpoint: loaded, oldestAvailable };
+    const { onGap } = this.#host.options;
+    if (onGap === undefined) throw new EventLogGapError(gap);
+    await onGap(gap);
+    this.#position.reset(oldestAvailable);
+    this.#unsaved = true;
+    await this.#save();
+  }
+
+  /**
+   * More than a page: forward in time windows of about a page each, each
+   * page reversed (src/poller/time-windows.ts). Without a checkpoint, from
+   * the retention horizon (the epoch when the service's time is unknown).
+   */
+  async #walkWindows(first: EventLogPage): Promise<WindowEnd> {
+    let nowMs = nowOf(first);
+    const start =
+      this.#position.snapshot()?.created_at ??
+      new Date(
+        first.serverTimeMs === undefined ? 0 : first.serverTimeMs - EVENT_RETENTION_MS,
+      ).toISOString();
+    const windows = new TimeWindows(start, this.#host.pageSize, spanOf(first));
+    for (;;) {
+      if (this.#host.stopping()) return "done";
+      const window = windows.next(nowMs);
+      const bounded: EventListParams = { ...this.#query, created_after: window.after };
+      if (window.before !== undefined) bounded.created_before = window.before;
+      const page = await this.#host.list(bounded);
+      nowMs = nowOf(page);
+      const end =
+        page.next === null
+          ? await this.#finishWindow(page, windows)
+          : await this.#crowdedWindow(page, windows);
+      if (end !== "next") return end;
+    }
+  }
+
+  /** A window that fits one page: handed over, and the windows told how full it was. */
+  async #finishWindow(page: EventLogPage, windows: TimeWindows): Promise<WindowEnd> {
+    if (await this.#handOver(page)) return "done";
+    return windows.complete(page.results.length) ? "next" : "done";
+  }
+
+  /**
+   * A window over a page: narrowed and listed again, unless it is one
+   * millisecond holding more than a page, which is walked whole: `next` to
+   * its oldest page, then `previous` back, each handed over.
+   */
+  async #crowdedWindow(first: EventLogPage, windows: TimeWindows): Promise<WindowEnd> {
+    const span = spanOf(first);
+    if (windows.full(span.newestMs, span.oldestMs)) return "next";
+    let page = first;
+    let count = page.results.length;
+    while (page.next !== null) {
+      if (this.#host.stopping()) return "stopped";
+      this.#links.follow("next", page.next);
+      page = await this.#host.follow(page.next);
+      count += page.results.length;
+    }
+    for (;;) {
+      if (await this.#handOver(page)) return "done";
+      if (page.previous === null || this.#host.stopping()) break;
+      this.#links.follow("previous", page.previous);
+      page = await this.#host.follow(page.previous);
+    }
+    return windows.complete(count) ? "next" : "done";
+  }
+
+  /** Hands `page`'s events over oldest first and saves; true when the run must stop (an event in progress elsewhere). */
+  async #handOver(page: EventLogPage): Promise<boolean> {
+    const position = this.#position;
+    const hold = this.#hold;
+    for (let i = page.results.length - 1; i >= 0; i--) {
+      const event = page.results[i] as AnyEvent;
+      if (position.covers(event)) continue;
+      // Awaited only when a renewal or the handler is pending: a synchronous
+      // `onEvent` then costs no promise per event.
+      const renewal = hold?.renewIfDue();
+      if (renewal !== undefined) await renewal;
+      let step: Step;
+      try {
+        const pending = this.#host.process(event, this.#dedupe, this.#ttl);
+        step = typeof pending === "string" ? pending : await pending;
+      } catch (error) {
+        // Keep what was done; the failing event comes again next run.
+        await this.#save().catch(() => undefined);
+        throw error;
+      }
+      if (step === "in_progress") {
+        // Processed elsewhere right now: stop before it, the next run retries it.
+        this.#inProgress = 1;
+        break;
+      }
+      if (step === "duplicate") this.#duplicates += 1;
+      if (step === "processed") this.#processed += 1;
+      position.advance(event);
+      this.#unsaved = true;
+    }
+    await this.#save();
+    return this.#inProgress > 0;
+  }
+
+  async #save(): Promise<void> {
+    const snapshot = this.#position.snapshot();
+    if (this.#unsaved && snapshot !== null) {
+      // Fenced: refused once another instance took the lease (the run then ends quietly).
+      await (this.#hold === undefined
+        ? this.#host.store.save(snapshot)
+        : this.#hold.save(snapshot));
+    }
+    this.#unsaved = false;
   }
 }
 

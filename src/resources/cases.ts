@@ -8,6 +8,7 @@ import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
 import { describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
+import { uploadRecorder } from "../custody/transfer.js";
 import type { Case, CaseCreate, CaseListParams, CaseUpdate } from "../schemas/cases.js";
 import type { Document, DocumentCreate } from "../schemas/documents.js";
 import type { SignUploadRequest, SignUploadResponse } from "../schemas/uploads.js";
@@ -27,22 +28,26 @@ export class Cases extends APIResource {
    * `external_id`, such a case is looked up by it and returned, or created
    * again when it does not exist.
    */
-  create(body: CaseCreate, options?: CreateOptions): APIPromise<Case> {
+  create(body: CaseCreate, options?: CreateOptions): APIPromise<Case, "createCase"> {
     return reconciledCreate(this.core, cases.create, cases.list, body, options);
   }
 
   /** One case by id; a `NotFoundError` when there is none. */
-  retrieve(caseId: string, options?: RequestOptions): APIPromise<Case> {
+  retrieve(caseId: string, options?: RequestOptions): APIPromise<Case, "getCase"> {
     return this.core.call(cases.retrieve, { params: { case_id: caseId } }, options);
   }
 
   /** Changes only the supplied fields. */
-  update(caseId: string, body: CaseUpdate, options?: RequestOptions): APIPromise<Case> {
+  update(
+    caseId: string,
+    body: CaseUpdate,
+    options?: RequestOptions,
+  ): APIPromise<Case, "updateCase"> {
     return this.core.call(cases.update, { params: { case_id: caseId }, body }, options);
   }
 
   /** Every case, newest first (`external_id` for the ones with exactly that id): await for a page or `for await` over every case. */
-  list(query: CaseListParams = {}, options?: RequestOptions): PagePromise<Case> {
+  list(query: CaseListParams = {}, options?: RequestOptions): PagePromise<Case, "listCases"> {
     return paginate(this.core, cases.list, { query }, options);
   }
 
@@ -55,7 +60,7 @@ export class Cases extends APIResource {
     caseId: string,
     body: SignUploadRequest,
     options?: RequestOptions,
-  ): APIPromise<SignUploadResponse> {
+  ): APIPromise<SignUploadResponse, "signCaseUpload"> {
     return this.core.call(uploads.signCase, { params: { case_id: caseId }, body }, options);
   }
 
@@ -64,7 +69,7 @@ export class Cases extends APIResource {
     caseId: string,
     body: DocumentCreate,
     options?: RequestOptions,
-  ): APIPromise<Document> {
+  ): APIPromise<Document, "createDocument"> {
     return this.core.call(documents.create, { params: { case_id: caseId }, body }, options);
   }
 
@@ -85,7 +90,8 @@ export class Cases extends APIResource {
     const { path, ...upload } = params;
     const sign = (names: UploadNames) => this.signUpload(caseId, names, options);
     const where = describeOperation(documents.create);
-    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    const recorder = await uploadRecorder(this.core);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal, recorder);
     const body = { upload_id: sent.upload_id, ...(path !== undefined && { path }) };
     const document = await this.createDocument(caseId, body, options);
     // Logged once the file is a document, so that the custody entry names it.

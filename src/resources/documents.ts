@@ -1,12 +1,12 @@
 import * as documents from "../contract/documents.js";
 import type { APIPromise } from "../core/api-promise.js";
-import { downloadContent, saveContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { describeOperation } from "../core/request.js";
 import { APIResource } from "../core/resource.js";
 import type { DownloadSource } from "../custody/record.js";
 import type { SavedFile, SaveOptions } from "../custody/save.js";
+import { downloadContent, saveContent } from "../custody/transfer.js";
 import type {
   Document,
   DocumentListParams,
@@ -17,17 +17,24 @@ import type {
 /** Files attached to cases. */
 export class Documents extends APIResource {
   /** Documents newest first, optionally of one case and by archived status. */
-  list(query: DocumentListParams = {}, options?: RequestOptions): PagePromise<Document> {
+  list(
+    query: DocumentListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<Document, "listDocuments"> {
     return paginate(this.core, documents.list, { query }, options);
   }
 
   /** One document by id; a `NotFoundError` when there is none. */
-  retrieve(documentId: string, options?: RequestOptions): APIPromise<Document> {
+  retrieve(documentId: string, options?: RequestOptions): APIPromise<Document, "getDocument"> {
     return this.core.call(documents.retrieve, { params: { document_id: documentId } }, options);
   }
 
   /** Moves it to another virtual `path`, or archives (`archived: true`) and unarchives it. */
-  update(documentId: string, body: DocumentUpdate, options?: RequestOptions): APIPromise<Document> {
+  update(
+    documentId: string,
+    body: DocumentUpdate,
+    options?: RequestOptions,
+  ): APIPromise<Document, "updateDocument"> {
     return this.core.call(documents.update, { params: { document_id: documentId }, body }, options);
   }
 
@@ -36,7 +43,10 @@ export class Documents extends APIResource {
    * `expires_in` seconds (3600); fetch it without the API key. For the bytes
    * themselves, {@link Documents.content}.
    */
-  downloadUrl(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+  downloadUrl(
+    documentId: string,
+    options?: RequestOptions,
+  ): APIPromise<DownloadResponse, "downloadDocument"> {
     return this.core.call(documents.download, { params: { document_id: documentId } }, options);
   }
 
@@ -44,7 +54,10 @@ export class Documents extends APIResource {
    * @deprecated Use {@link Documents.downloadUrl}, the same call under a name
    * that says it gives an address (and {@link Documents.content} for the bytes).
    */
-  download(documentId: string, options?: RequestOptions): APIPromise<DownloadResponse> {
+  download(
+    documentId: string,
+    options?: RequestOptions,
+  ): APIPromise<DownloadResponse, "downloadDocument"> {
     return this.downloadUrl(documentId, options);
   }
 

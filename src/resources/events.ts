@@ -25,12 +25,12 @@ export class Events extends APIResource {
    * `for await` over every event. Naming a type the key cannot read fails
    * with a `PermissionError`.
    */
-  list(query: EventListParams = {}, options?: RequestOptions): PagePromise<AnyEvent> {
+  list(query: EventListParams = {}, options?: RequestOptions): PagePromise<AnyEvent, "listEvents"> {
     return paginate(this.core, events.list, { query }, options);
   }
 
   /** One event by id; a `NotFoundError` once it is past the log's retention (`EVENT_RETENTION_DAYS`). */
-  retrieve(eventId: string, options?: RequestOptions): APIPromise<AnyEvent> {
+  retrieve(eventId: string, options?: RequestOptions): APIPromise<AnyEvent, "getEvent"> {
     return this.core.call(events.retrieve, { params: { id: eventId } }, options);
   }
 

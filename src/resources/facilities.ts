@@ -11,7 +11,10 @@ export class Facilities extends APIResource {
    * (case-insensitive): await for a page or `for await` over every match.
    * Use a result's `id` as `facility_id` of a retrieval request.
    */
-  search(query: FacilitySearchParams, options?: RequestOptions): PagePromise<Facility> {
+  search(
+    query: FacilitySearchParams,
+    options?: RequestOptions,
+  ): PagePromise<Facility, "searchFacilities"> {
     return paginate(this.core, facilities.search, { query }, options);
   }
 }

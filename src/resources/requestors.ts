@@ -13,12 +13,15 @@ import type {
 /** The organization's retrieval profiles: who requests records, as a provider sees it. */
 export class Requestors extends APIResource {
   /** Creates a retrieval profile (requestors:write). */
-  create(body: RequestorCreate, options?: RequestOptions): APIPromise<Requestor> {
+  create(
+    body: RequestorCreate,
+    options?: RequestOptions,
+  ): APIPromise<Requestor, "createRequestor"> {
     return this.core.call(requestors.create, { body }, options);
   }
 
   /** One retrieval profile by id; a `NotFoundError` when there is none. */
-  retrieve(requestorId: string, options?: RequestOptions): APIPromise<Requestor> {
+  retrieve(requestorId: string, options?: RequestOptions): APIPromise<Requestor, "getRequestor"> {
     return this.core.call(requestors.retrieve, { params: { id: requestorId } }, options);
   }
 
@@ -27,12 +30,15 @@ export class Requestors extends APIResource {
     requestorId: string,
     body: RequestorUpdate,
     options?: RequestOptions,
-  ): APIPromise<Requestor> {
+  ): APIPromise<Requestor, "updateRequestor"> {
     return this.core.call(requestors.update, { params: { id: requestorId }, body }, options);
   }
 
   /** Every retrieval profile, newest first: await for a page or `for await` over every one. */
-  list(query: RequestorListParams = {}, options?: RequestOptions): PagePromise<Requestor> {
+  list(
+    query: RequestorListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<Requestor, "listRequestors"> {
     return paginate(this.core, requestors.list, { query }, options);
   }
 }

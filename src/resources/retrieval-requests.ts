@@ -1,7 +1,6 @@
 import * as retrievalRequests from "../contract/retrieval-requests.js";
 import * as uploads from "../contract/uploads.js";
 import type { APIPromise } from "../core/api-promise.js";
-import { downloadContent, saveContent } from "../core/download.js";
 import type { RequestOptions } from "../core/options.js";
 import { type PagePromise, paginate } from "../core/pagination.js";
 import { type CreateOptions, reconciledCreate } from "../core/reconcile.js";
@@ -10,6 +9,7 @@ import { APIResource } from "../core/resource.js";
 import { signAndPut, type UploadNames, type UploadParams } from "../core/uploads.js";
 import type { DownloadSource } from "../custody/record.js";
 import type { SavedFile, SaveOptions } from "../custody/save.js";
+import { downloadContent, saveContent, uploadRecorder } from "../custody/transfer.js";
 import type { DownloadResponse } from "../schemas/documents.js";
 import {
   type ActionRequestAnswer,
@@ -169,7 +169,10 @@ export class RetrievalRequests extends APIResource {
    *
    * @example await mr.retrievalRequests.create({ ...body, external_id: "rr-1042" }, { reconcile: true })
    */
-  create(body: RetrievalRequestCreate, options?: CreateOptions): APIPromise<RetrievalRequest> {
+  create(
+    body: RetrievalRequestCreate,
+    options?: CreateOptions,
+  ): APIPromise<RetrievalRequest, "createRetrievalRequest"> {
     return reconciledCreate(
       this.core,
       retrievalRequests.create,
@@ -183,7 +186,10 @@ export class RetrievalRequests extends APIResource {
    * One retrieval request by id; a `NotFoundError` when there is none. What
    * a webhook receiver fetches on each event, since deliveries carry no state.
    */
-  retrieve(retrievalRequestId: string, options?: RequestOptions): APIPromise<RetrievalRequest> {
+  retrieve(
+    retrievalRequestId: string,
+    options?: RequestOptions,
+  ): APIPromise<RetrievalRequest, "getRetrievalRequest"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return this.core.call(retrievalRequests.retrieve, { params }, options);
   }
@@ -195,7 +201,7 @@ export class RetrievalRequests extends APIResource {
   list(
     query: RetrievalRequestListParams = {},
     options?: RequestOptions,
-  ): PagePromise<RetrievalRequest> {
+  ): PagePromise<RetrievalRequest, "listRetrievalRequests"> {
     return paginate(this.core, retrievalRequests.list, { query }, options);
   }
 
@@ -216,7 +222,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     query: RetrievalDocumentListParams = {},
     options?: RequestOptions,
-  ): PagePromise<RetrievalDocument> {
+  ): PagePromise<RetrievalDocument, "listRetrievalDocuments"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return paginate(this.core, retrievalRequests.listDocuments, { params, query }, options);
   }
@@ -231,7 +237,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
-  ): APIPromise<DownloadResponse> {
+  ): APIPromise<DownloadResponse, "downloadRetrievalDocument"> {
     const params = { retrieval_request_id: retrievalRequestId, document_id: documentId };
     return this.core.call(retrievalRequests.downloadDocument, { params }, options);
   }
@@ -245,7 +251,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     documentId: string,
     options?: RequestOptions,
-  ): APIPromise<DownloadResponse> {
+  ): APIPromise<DownloadResponse, "downloadRetrievalDocument"> {
     return this.documentDownloadUrl(retrievalRequestId, documentId, options);
   }
 
@@ -316,7 +322,7 @@ export class RetrievalRequests extends APIResource {
     retrievalRequestId: string,
     body: ActionResponse,
     options?: RequestOptions,
-  ): APIPromise<ActionRequestAnswer> {
+  ): APIPromise<ActionRequestAnswer, "respondToActionRequest"> {
     const params = { retrieval_request_id: retrievalRequestId };
     return this.core.call(retrievalRequests.respondToActionRequest, { params, body }, options);
   }
@@ -330,7 +336,7 @@ export class RetrievalRequests extends APIResource {
   signUpload(
     body: RetrievalSignUploadRequest,
     options?: RequestOptions,
-  ): APIPromise<SignUploadResponse> {
+  ): APIPromise<SignUploadResponse, "signRetrievalUpload"> {
     return this.core.call(uploads.signRetrieval, { body }, options);
   }
 
@@ -351,7 +357,8 @@ export class RetrievalRequests extends APIResource {
     const where = describeOperation(
       case_id === undefined ? uploads.signRetrieval : uploads.signCase,
     );
-    const sent = await signAndPut(this.core, sign, upload, where, options?.signal);
+    const recorder = await uploadRecorder(this.core);
+    const sent = await signAndPut(this.core, sign, upload, where, options?.signal, recorder);
     await sent.record({ case_id: case_id ?? null });
     return sent.upload_id;
   }

@@ -23,17 +23,20 @@ export class Webhooks extends APIResource {
    * Creates a webhook (at most `MAX_WEBHOOKS` per organization). The response holds the
    * `secret` that signs every delivery: store it now, it cannot be read again.
    */
-  create(body: WebhookCreate, options?: RequestOptions): APIPromise<WebhookCreateResponse> {
+  create(
+    body: WebhookCreate,
+    options?: RequestOptions,
+  ): APIPromise<WebhookCreateResponse, "createWebhook"> {
     return this.core.call(webhooks.create, { body }, options);
   }
 
   /** Every webhook of the organization, newest first, in one array (at most `MAX_WEBHOOKS`). */
-  list(options?: RequestOptions): APIPromise<Webhook[]> {
+  list(options?: RequestOptions): APIPromise<Webhook[], "listWebhooks"> {
     return this.core.call(webhooks.list, {}, options);
   }
 
   /** One webhook by id, with its delivery health; a `NotFoundError` when there is none. */
-  retrieve(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
+  retrieve(webhookId: string, options?: RequestOptions): APIPromise<Webhook, "getWebhook"> {
     return this.core.call(webhooks.retrieve, { params: { id: webhookId } }, options);
   }
 
@@ -41,12 +44,16 @@ export class Webhooks extends APIResource {
    * Changes only the supplied fields (at least one). `is_enabled: true`
    * re-enables a disabled webhook and resets its failure count.
    */
-  update(webhookId: string, body: WebhookUpdate, options?: RequestOptions): APIPromise<Webhook> {
+  update(
+    webhookId: string,
+    body: WebhookUpdate,
+    options?: RequestOptions,
+  ): APIPromise<Webhook, "updateWebhook"> {
     return this.core.call(webhooks.update, { params: { id: webhookId }, body }, options);
   }
 
   /** Deletes the webhook; to rotate a compromised secret, delete and create again. */
-  delete(webhookId: string, options?: RequestOptions): APIPromise<void> {
+  delete(webhookId: string, options?: RequestOptions): APIPromise<void, "deleteWebhook"> {
     return this.core.call(webhooks.delete, { params: { id: webhookId } }, options);
   }
 
@@ -56,7 +63,7 @@ export class Webhooks extends APIResource {
    * seconds; sooner calls fail with a `RateLimitError`. Not repeated after a
    * timeout or a 5xx, which could send a second test.
    */
-  test(webhookId: string, options?: RequestOptions): APIPromise<WebhookTestResult> {
+  test(webhookId: string, options?: RequestOptions): APIPromise<WebhookTestResult, "testWebhook"> {
     return this.core.call(webhooks.test, { params: { id: webhookId } }, options);
   }
 
@@ -65,7 +72,7 @@ export class Webhooks extends APIResource {
     webhookId: string,
     query: WebhookDeliveryListParams = {},
     options?: RequestOptions,
-  ): PagePromise<WebhookDelivery> {
+  ): PagePromise<WebhookDelivery, "listWebhookDeliveries"> {
     return paginate(
       this.core,
       webhooks.listDeliveries,
@@ -83,7 +90,7 @@ export class Webhooks extends APIResource {
     webhookId: string,
     deliveryId: string,
     options?: RequestOptions,
-  ): APIPromise<WebhookDelivery> {
+  ): APIPromise<WebhookDelivery, "redeliverWebhookDelivery"> {
     return this.core.call(
       webhooks.redeliver,
       { params: { id: webhookId, delivery_id: deliveryId } },

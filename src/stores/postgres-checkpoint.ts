@@ -6,6 +6,7 @@ import {
   leaseSecondsOption,
   ownerArgument,
 } from "../shared/checkpoint-lease.js";
+import type { Checkpoint } from "../shared/checkpoint-store.js";
 import { StoreUnavailableError } from "../shared/store-error.js";
 import { guardPoolErrors } from "./guards.js";
 import { parseCheckpoint } from "./parse-checkpoint.js";
@@ -72,137 +73,156 @@ export interface PostgresCheckpointStoreOptions {
 export function postgresCheckpointStore(
   options: PostgresCheckpointStoreOptions,
 ): CheckpointLeaseStore {
-  const { pool } = options ?? {};
-  const fn = "postgresCheckpointStore";
-  if (typeof pool?.query !== "function") {
-    throw new TypeError(`${fn}: \`pool\` must be a pg.Pool or pg.Client (an object with query()).`);
-  }
-  guardPoolErrors(pool);
+  return new PostgresCheckpoint(options);
+}
 
-  const name = options.name ?? "default";
-  if (typeof name !== "string" || name === "") {
-    throw new TypeError(`${fn}: \`name\` must be a non-empty string.`);
-  }
-  const leaseSeconds = leaseSecondsOption(options.leaseSeconds, fn);
-  const rawTable = options.table ?? "medrecords_checkpoints";
-  const table = quoteTableName(rawTable, fn);
-  // One query string, two statements (simple protocol): the table, then the lease
-  // columns for a table an earlier version created.
-  const ensureTable = tableCreator(
-    pool,
-    `CREATE TABLE IF NOT EXISTS ${table} (name text PRIMARY KEY, checkpoint jsonb NOT NULL, ` +
-      "updated_at timestamptz NOT NULL DEFAULT now()); " +
-      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_owner text, ` +
-      "ADD COLUMN IF NOT EXISTS lease_fence bigint NOT NULL DEFAULT 0, " +
-      "ADD COLUMN IF NOT EXISTS lease_expires_at timestamptz",
-  );
-  const where = `The checkpoint ${JSON.stringify(name)} in the table ${rawTable}`;
-  const storeName = `${fn} (table ${JSON.stringify(rawTable)}, name ${JSON.stringify(name)})`;
-  const query = async (operation: string, text: string, values: unknown[]) => {
-    try {
-      await ensureTable();
-      return await pool.query(text, values);
-    } catch (error) {
-      throw new StoreUnavailableError(storeName, operation, error);
+const FN = "postgresCheckpointStore";
+// A live lease, on the database's clock.
+const LIVE = "c.lease_owner IS NOT NULL AND c.lease_expires_at > now()";
+// Forward only. A row made by acquire() before any save holds JSON null. Instants compare as
+// timestamptz (to the microsecond, PostgreSQL's precision), never as text.
+const FORWARD =
+  "(jsonb_typeof(c.checkpoint) <> 'object' OR " +
+  "(c.checkpoint->>'created_at')::timestamptz <= $3::timestamptz)";
+
+/** The store `postgresCheckpointStore` returns: one named row of the table. */
+class PostgresCheckpoint implements CheckpointLeaseStore {
+  readonly description: string;
+  readonly leaseSeconds: number;
+  readonly #pool: PostgresQueryable;
+  readonly #name: string;
+  readonly #table: string;
+  readonly #storeName: string;
+  readonly #ensureTable: () => Promise<void>;
+
+  constructor(options: PostgresCheckpointStoreOptions) {
+    const { pool } = options ?? {};
+    if (typeof pool?.query !== "function") {
+      throw new TypeError(
+        `${FN}: \`pool\` must be a pg.Pool or pg.Client (an object with query()).`,
+      );
     }
-  };
-  // A live lease, on the database's clock.
-  const LIVE = "c.lease_owner IS NOT NULL AND c.lease_expires_at > now()";
-  // Forward only. A row made by acquire() before any save holds JSON null. Instants compare as
-  // timestamptz (to the microsecond, PostgreSQL's precision), never as text.
-  const FORWARD =
-    "(jsonb_typeof(c.checkpoint) <> 'object' OR " +
-    "(c.checkpoint->>'created_at')::timestamptz <= $3::timestamptz)";
+    guardPoolErrors(pool);
+    const name = options.name ?? "default";
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(`${FN}: \`name\` must be a non-empty string.`);
+    }
+    this.leaseSeconds = leaseSecondsOption(options.leaseSeconds, FN);
+    const rawTable = options.table ?? "medrecords_checkpoints";
+    const table = quoteTableName(rawTable, FN);
+    this.#pool = pool;
+    this.#name = name;
+    this.#table = table;
+    // One query string, two statements (simple protocol): the table, then the lease
+    // columns for a table an earlier version created.
+    this.#ensureTable = tableCreator(
+      pool,
+      `CREATE TABLE IF NOT EXISTS ${table} (name text PRIMARY KEY, checkpoint jsonb NOT NULL, ` +
+        "updated_at timestamptz NOT NULL DEFAULT now()); " +
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_owner text, ` +
+        "ADD COLUMN IF NOT EXISTS lease_fence bigint NOT NULL DEFAULT 0, " +
+        "ADD COLUMN IF NOT EXISTS lease_expires_at timestamptz",
+    );
+    this.description = `The checkpoint ${JSON.stringify(name)} in the table ${rawTable}`;
+    this.#storeName = `${FN} (table ${JSON.stringify(rawTable)}, name ${JSON.stringify(name)})`;
+  }
+
+  async load(): Promise<Checkpoint | null> {
+    const { rows } = await this.#query(
+      "load",
+      `SELECT checkpoint FROM ${this.#table} WHERE name = $1`,
+      [this.#name],
+    );
+    let value: unknown = (rows[0] as { checkpoint: unknown } | undefined)?.checkpoint ?? null;
+    // A pool whose type parsers leave jsonb as text.
+    if (typeof value === "string") {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        // parseCheckpoint reports it.
+      }
+    }
+    // No row, or a row acquire() made before the first save.
+    if (value === null) return null;
+    return parseCheckpoint(value, this.description);
+  }
+
+  async save(checkpoint: Checkpoint, fence?: number): Promise<void> {
+    const valid = parseCheckpoint(checkpoint, "The checkpoint to save");
+    const token = fenceArgument(fence, FN);
+    const values = [this.#name, JSON.stringify(valid), valid.created_at];
+    const result =
+      token === undefined
+        ? await this.#query(
+            "save",
+            `INSERT INTO ${this.#table} AS c (name, checkpoint, updated_at) VALUES ($1, $2::jsonb, now()) ` +
+              "ON CONFLICT (name) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, updated_at = now() " +
+              `WHERE NOT (${LIVE}) AND ${FORWARD}`,
+            values,
+          )
+        : await this.#query(
+            "save",
+            `UPDATE ${this.#table} AS c SET checkpoint = $2::jsonb, updated_at = now() ` +
+              `WHERE c.name = $1 AND c.lease_fence = $4 AND ${LIVE} AND ${FORWARD}`,
+            [...values, token],
+          );
+    if (result.rowCount === 1) return;
+    const reason = await this.#reasonOf(token);
+    throw new CheckpointLeaseLostError(
+      this.description,
+      reason,
+      reason === "backwards" ? `${valid.created_at} is before the saved checkpoint` : "",
+    );
+  }
+
+  async acquire(owner: string): Promise<number | null> {
+    const who = ownerArgument(owner, FN);
+    // One statement: the row made if missing (checkpoint JSON null until the first save);
+    // the same owner keeps its fence, a new one increments it; a live lease of another
+    // owner leaves the row alone and returns nothing.
+    const { rows } = await this.#query(
+      "acquire",
+      `INSERT INTO ${this.#table} AS c (name, checkpoint, updated_at, lease_owner, lease_fence, lease_expires_at) ` +
+        "VALUES ($1, 'null'::jsonb, now(), $2, 1, now() + $3::double precision * interval '1 second') " +
+        "ON CONFLICT (name) DO UPDATE SET " +
+        "lease_fence = CASE WHEN c.lease_owner = EXCLUDED.lease_owner THEN c.lease_fence ELSE c.lease_fence + 1 END, " +
+        "lease_owner = EXCLUDED.lease_owner, lease_expires_at = EXCLUDED.lease_expires_at " +
+        `WHERE c.lease_owner = EXCLUDED.lease_owner OR NOT (${LIVE}) ` +
+        "RETURNING c.lease_fence::text AS fence",
+      [this.#name, who, this.leaseSeconds],
+    );
+    const row = rows[0] as { fence: string } | undefined;
+    return row === undefined ? null : Number(row.fence);
+  }
+
+  async release(owner: string): Promise<void> {
+    const who = ownerArgument(owner, FN);
+    await this.#query(
+      "release",
+      `UPDATE ${this.#table} SET lease_owner = NULL, lease_expires_at = NULL WHERE name = $1 AND lease_owner = $2`,
+      [this.#name, who],
+    );
+  }
+
+  async #query(operation: string, text: string, values: unknown[]) {
+    try {
+      await this.#ensureTable();
+      return await this.#pool.query(text, values);
+    } catch (error) {
+      throw new StoreUnavailableError(this.#storeName, operation, error);
+    }
+  }
 
   /** Why a refused save was refused: read after the fact, for the message only. */
-  const reasonOf = async (fence: number | undefined): Promise<CheckpointLeaseLostReason> => {
-    const { rows } = await query(
+  async #reasonOf(fence: number | undefined): Promise<CheckpointLeaseLostReason> {
+    const { rows } = await this.#query(
       "save",
-      `SELECT c.lease_fence::text AS fence, (${LIVE}) AS live FROM ${table} AS c WHERE c.name = $1`,
-      [name],
+      `SELECT c.lease_fence::text AS fence, (${LIVE}) AS live FROM ${this.#table} AS c WHERE c.name = $1`,
+      [this.#name],
     );
     const row = rows[0] as { fence: string; live: boolean } | undefined;
     if (fence === undefined) return row?.live ? "held_by_another" : "backwards";
     if (row === undefined || Number(row.fence) !== fence) return "taken_over";
     return row.live ? "backwards" : "expired";
-  };
-
-  return {
-    description: where,
-    leaseSeconds,
-    async load() {
-      const { rows } = await query("load", `SELECT checkpoint FROM ${table} WHERE name = $1`, [
-        name,
-      ]);
-      let value: unknown = (rows[0] as { checkpoint: unknown } | undefined)?.checkpoint ?? null;
-      // A pool whose type parsers leave jsonb as text.
-      if (typeof value === "string") {
-        try {
-          value = JSON.parse(value);
-        } catch {
-          // parseCheckpoint reports it.
-        }
-      }
-      // No row, or a row acquire() made before the first save.
-      if (value === null) return null;
-      return parseCheckpoint(value, where);
-    },
-
-    async save(checkpoint, fence) {
-      const valid = parseCheckpoint(checkpoint, "The checkpoint to save");
-      const token = fenceArgument(fence, fn);
-      const values = [name, JSON.stringify(valid), valid.created_at];
-      const result =
-        token === undefined
-          ? await query(
-              "save",
-              `INSERT INTO ${table} AS c (name, checkpoint, updated_at) VALUES ($1, $2::jsonb, now()) ` +
-                "ON CONFLICT (name) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, updated_at = now() " +
-                `WHERE NOT (${LIVE}) AND ${FORWARD}`,
-              values,
-            )
-          : await query(
-              "save",
-              `UPDATE ${table} AS c SET checkpoint = $2::jsonb, updated_at = now() ` +
-                `WHERE c.name = $1 AND c.lease_fence = $4 AND ${LIVE} AND ${FORWARD}`,
-              [...values, token],
-            );
-      if (result.rowCount === 1) return;
-      const reason = await reasonOf(token);
-      throw new CheckpointLeaseLostError(
-        where,
-        reason,
-        reason === "backwards" ? `${valid.created_at} is before the saved checkpoint` : "",
-      );
-    },
-
-    async acquire(owner) {
-      const who = ownerArgument(owner, fn);
-      // One statement: the row made if missing (checkpoint JSON null until the first save);
-      // the same owner keeps its fence, a new one increments it; a live lease of another
-      // owner leaves the row alone and returns nothing.
-      const { rows } = await query(
-        "acquire",
-        `INSERT INTO ${table} AS c (name, checkpoint, updated_at, lease_owner, lease_fence, lease_expires_at) ` +
-          "VALUES ($1, 'null'::jsonb, now(), $2, 1, now() + $3::double precision * interval '1 second') " +
-          "ON CONFLICT (name) DO UPDATE SET " +
-          "lease_fence = CASE WHEN c.lease_owner = EXCLUDED.lease_owner THEN c.lease_fence ELSE c.lease_fence + 1 END, " +
-          "lease_owner = EXCLUDED.lease_owner, lease_expires_at = EXCLUDED.lease_expires_at " +
-          `WHERE c.lease_owner = EXCLUDED.lease_owner OR NOT (${LIVE}) ` +
-          "RETURNING c.lease_fence::text AS fence",
-        [name, who, leaseSeconds],
-      );
-      const row = rows[0] as { fence: string } | undefined;
-      return row === undefined ? null : Number(row.fence);
-    },
-
-    async release(owner) {
-      const who = ownerArgument(owner, fn);
-      await query(
-        "release",
-        `UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL WHERE name = $1 AND lease_owner = $2`,
-        [name, who],
-      );
-    },
-  };
+  }
 }

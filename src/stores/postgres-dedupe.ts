@@ -125,155 +125,202 @@ export interface PostgresDedupeStore extends DedupeStore {
  * const handler = createWebhookHandler({ secret, on, dedupe: postgresDedupeStore({ pool }) });
  */
 export function postgresDedupeStore(options: PostgresDedupeStoreOptions): PostgresDedupeStore {
-  const { pool } = options ?? {};
-  if (typeof pool?.query !== "function" || typeof pool.connect !== "function") {
-    throw new TypeError(
-      "postgresDedupeStore: `pool` must be a pg.Pool (an object with query() and connect()).",
+  return new PostgresDedupe(options);
+}
+
+/**
+ * An error that leaves `withClaim` as it is (the effect's own, or the call's
+ * refusal), where every other failure names the store.
+ */
+class PassThrough {
+  constructor(readonly error: unknown) {}
+}
+
+/** The store `postgresDedupeStore` returns. */
+class PostgresDedupe implements PostgresDedupeStore {
+  readonly #pool: PostgresPool;
+  readonly #table: string;
+  readonly #leaseSeconds: number;
+  readonly #name: string;
+  readonly #createTable: () => Promise<void>;
+  readonly #addLeaseColumn: () => Promise<void>;
+  readonly #claimSql: string;
+  readonly #completeSql: string;
+
+  constructor(options: PostgresDedupeStoreOptions) {
+    const { pool } = options ?? {};
+    if (typeof pool?.query !== "function" || typeof pool.connect !== "function") {
+      throw new TypeError(
+        "postgresDedupeStore: `pool` must be a pg.Pool (an object with query() and connect()).",
+      );
+    }
+    guardPoolErrors(pool);
+    this.#pool = pool;
+    const tableName = options.table ?? "medrecords_processed_events";
+    const table = quoteTableName(tableName, "postgresDedupeStore");
+    this.#table = table;
+    this.#leaseSeconds = checkLeaseSeconds(options.leaseSeconds, "postgresDedupeStore");
+    this.#name = `postgresDedupeStore (table ${JSON.stringify(tableName)})`;
+    this.#createTable = tableCreator(
+      pool,
+      `CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, expires_at timestamptz NOT NULL, lease_token text)`,
+    );
+    // A table of the one-phase store gains the column; its rows (lease_token null) are done.
+    // Checked first, so that a table already up to date never waits on ALTER's lock.
+    this.#addLeaseColumn = tableCreator(
+      pool,
+      "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute " +
+        `WHERE attrelid = to_regclass('${table}') AND attname = 'lease_token' AND NOT attisdropped) ` +
+        `THEN ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_token text; END IF; END $$`,
+    );
+    // Takes a missing or expired row with this claim's token; leaves a live one as it is.
+    this.#claimSql =
+      `INSERT INTO ${table} AS held (id, expires_at, lease_token) ` +
+      "VALUES ($1, now() + make_interval(secs => $2::double precision), $3) " +
+      "ON CONFLICT (id) DO UPDATE SET " +
+      "expires_at = CASE WHEN held.expires_at <= now() THEN EXCLUDED.expires_at ELSE held.expires_at END, " +
+      "lease_token = CASE WHEN held.expires_at <= now() THEN EXCLUDED.lease_token ELSE held.lease_token END " +
+      "RETURNING lease_token";
+    this.#completeSql =
+      `UPDATE ${table} SET lease_token = NULL, ` +
+      "expires_at = now() + make_interval(secs => $2::double precision) WHERE id = $1";
+  }
+
+  async claim(id: string): Promise<DedupeClaim> {
+    checkId(id);
+    return this.#store("claim", () => this.#claimOn(this.#pool, id));
+  }
+
+  async complete(id: string, _token: string | undefined, ttlSeconds: number): Promise<void> {
+    checkId(id);
+    checkTtl(ttlSeconds);
+    // Done whoever holds the lease now: the event was processed.
+    await this.#store("complete", () => this.#pool.query(this.#completeSql, [id, ttlSeconds]));
+  }
+
+  async release(id: string, token: string): Promise<void> {
+    checkId(id);
+    await this.#store("release", () =>
+      this.#pool.query(`DELETE FROM ${this.#table} WHERE id = $1 AND lease_token = $2`, [
+        id,
+        token,
+      ]),
     );
   }
-  guardPoolErrors(pool);
 
-  const tableName = options.table ?? "medrecords_processed_events";
-  const table = quoteTableName(tableName, "postgresDedupeStore");
-  const leaseSeconds = checkLeaseSeconds(options.leaseSeconds, "postgresDedupeStore");
-  const name = `postgresDedupeStore (table ${JSON.stringify(tableName)})`;
-  const createTable = tableCreator(
-    pool,
-    `CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, expires_at timestamptz NOT NULL, lease_token text)`,
-  );
-  // A table of the one-phase store gains the column; its rows (lease_token null) are done.
-  // Checked first, so that a table already up to date never waits on ALTER's lock.
-  const addLeaseColumn = tableCreator(
-    pool,
-    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute " +
-      `WHERE attrelid = to_regclass('${table}') AND attname = 'lease_token' AND NOT attisdropped) ` +
-      `THEN ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS lease_token text; END IF; END $$`,
-  );
-  const ensureTable = async () => {
-    await createTable();
-    await addLeaseColumn();
-  };
-  // Takes a missing or expired row with this claim's token; leaves a live one as it is.
-  const claimSql =
-    `INSERT INTO ${table} AS held (id, expires_at, lease_token) ` +
-    "VALUES ($1, now() + make_interval(secs => $2::double precision), $3) " +
-    "ON CONFLICT (id) DO UPDATE SET " +
-    "expires_at = CASE WHEN held.expires_at <= now() THEN EXCLUDED.expires_at ELSE held.expires_at END, " +
-    "lease_token = CASE WHEN held.expires_at <= now() THEN EXCLUDED.lease_token ELSE held.lease_token END " +
-    "RETURNING lease_token";
-  const completeSql =
-    `UPDATE ${table} SET lease_token = NULL, ` +
-    "expires_at = now() + make_interval(secs => $2::double precision) WHERE id = $1";
-
-  const store = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+  async withClaim<T, C extends PostgresPoolClient = PostgresPoolClient>(
+    id: string,
+    ttlSeconds: number,
+    effect: (client: C) => Promise<T>,
+  ): Promise<ClaimResult<T>> {
+    checkId(id);
+    checkTtl(ttlSeconds);
+    if (typeof effect !== "function") {
+      throw new TypeError("postgresDedupeStore.withClaim: `effect` must be a function.");
+    }
+    const client = await this.#store("withClaim", () => this.#pool.connect());
+    // Checked out, it has no pool listening for its `error` either (guards.ts).
+    guardPoolErrors(client);
+    let broken: Error | undefined;
     try {
-      await ensureTable();
+      return await this.#transaction(client, id, ttlSeconds, effect);
+    } catch (error) {
+      broken = await rollback(client);
+      if (error instanceof PassThrough) throw error.error;
+      throw new StoreUnavailableError(this.#name, "withClaim", error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async purgeExpired(): Promise<number> {
+    const { rowCount } = await this.#store("purgeExpired", () =>
+      this.#pool.query(`DELETE FROM ${this.#table} WHERE expires_at <= now()`),
+    );
+    return rowCount ?? 0;
+  }
+
+  async #store<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      await this.#createTable();
+      await this.#addLeaseColumn();
       return await run();
     } catch (error) {
-      throw new StoreUnavailableError(name, operation, error);
+      throw new StoreUnavailableError(this.#name, operation, error);
     }
-  };
-  const claimOn = async (queryable: PostgresQueryable, id: string): Promise<DedupeClaim> => {
+  }
+
+  async #claimOn(queryable: PostgresQueryable, id: string): Promise<DedupeClaim> {
     const token = newLeaseToken();
-    const { rows } = await queryable.query(claimSql, [id, leaseSeconds, token]);
+    const { rows } = await queryable.query(this.#claimSql, [id, this.#leaseSeconds, token]);
     const held: unknown = rows[0]?.lease_token;
     if (held === token) return { state: "claimed", token };
     return held === null ? { state: "done" } : { state: "in_progress" };
-  };
+  }
 
-  return {
-    async claim(id) {
-      checkId(id);
-      return store("claim", () => claimOn(pool, id));
-    },
-
-    async complete(id, _token, ttlSeconds) {
-      checkId(id);
-      checkTtl(ttlSeconds);
-      // Done whoever holds the lease now: the event was processed.
-      await store("complete", () => pool.query(completeSql, [id, ttlSeconds]));
-    },
-
-    async release(id, token) {
-      checkId(id);
-      await store("release", () =>
-        pool.query(`DELETE FROM ${table} WHERE id = $1 AND lease_token = $2`, [id, token]),
+  /** Claim, effect, done and COMMIT on `client`; what is to pass as it is comes as a `PassThrough`. */
+  async #transaction<T, C extends PostgresPoolClient>(
+    client: PostgresPoolClient,
+    id: string,
+    ttlSeconds: number,
+    effect: (client: C) => Promise<T>,
+  ): Promise<ClaimResult<T>> {
+    await client.query("BEGIN");
+    const claim = await this.#claimOn(client, id);
+    if (claim.state !== "claimed") {
+      await client.query("ROLLBACK");
+      if (claim.state === "done") return { claimed: false };
+      throw new PassThrough(
+        new MedRecordsError(
+          `postgresDedupeStore.withClaim: event ${id} is being processed elsewhere (a live lease ` +
+            "taken with claim()); the effect did not run. Retry it later, as the webhook handler " +
+            "(409) and the poller (which stops before it) do.",
+        ),
       );
-    },
+    }
+    let value: T;
+    try {
+      // The pool's own client type, as the caller annotated it.
+      value = await effect(client as C);
+    } catch (error) {
+      throw new PassThrough(error);
+    }
+    await this.#markDoneAndCommit(client, id, ttlSeconds);
+    return { claimed: true, value };
+  }
 
-    async withClaim(id, ttlSeconds, effect) {
-      checkId(id);
-      checkTtl(ttlSeconds);
-      if (typeof effect !== "function") {
-        throw new TypeError("postgresDedupeStore.withClaim: `effect` must be a function.");
-      }
-      const client = await store("withClaim", () => pool.connect());
-      // Checked out, it has no pool listening for its `error` either (guards.ts).
-      guardPoolErrors(client);
-      let broken: Error | undefined;
-      // The effect's own error, and this call's refusals, pass as they are; the
-      // rest comes from the store's statements and names the store.
-      let passThrough = false;
-      try {
-        try {
-          await client.query("BEGIN");
-          const claim = await claimOn(client, id);
-          if (claim.state !== "claimed") {
-            await client.query("ROLLBACK");
-            if (claim.state === "done") return { claimed: false };
-            passThrough = true;
-            throw new MedRecordsError(
-              `postgresDedupeStore.withClaim: event ${id} is being processed elsewhere (a live lease ` +
-                "taken with claim()); the effect did not run. Retry it later, as the webhook handler " +
-                "(409) and the poller (which stops before it) do.",
-            );
-          }
-          passThrough = true;
-          // The pool's own client type, as the caller annotated it.
-          const value = await effect(client as Parameters<typeof effect>[0]);
-          passThrough = false;
-          // A statement of the effect failed (an error the effect caught): the
-          // transaction is aborted, so marking done fails (25P02), or COMMIT
-          // rolls back without raising. Either way the effect did not happen.
-          const aborted = () => {
-            passThrough = true;
-            return new Error(
-              "postgresDedupeStore.withClaim: the transaction was rolled back at COMMIT because a " +
-                "statement in the effect failed; nothing was claimed.",
-            );
-          };
-          try {
-            await client.query(completeSql, [id, ttlSeconds]);
-          } catch (error) {
-            if ((error as { code?: unknown } | null)?.code === "25P02") throw aborted();
-            throw error;
-          }
-          const committed = await client.query("COMMIT");
-          if (committed.command === "ROLLBACK") throw aborted();
-          return { claimed: true, value };
-        } catch (error) {
-          try {
-            await client.query("ROLLBACK");
-          } catch (rollbackError) {
-            // The connection is unusable: the pool must close it, not reuse it.
-            broken =
-              rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-          }
-          if (passThrough) throw error;
-          throw new StoreUnavailableError(name, "withClaim", error);
-        }
-      } finally {
-        client.release(broken);
-      }
-    },
-
-    async purgeExpired() {
-      const { rowCount } = await store("purgeExpired", () =>
-        pool.query(`DELETE FROM ${table} WHERE expires_at <= now()`),
+  /**
+   * A statement of the effect failed (an error the effect caught): the
+   * transaction is aborted, so marking done fails (25P02), or COMMIT rolls
+   * back without raising. Either way the effect did not happen.
+   */
+  async #markDoneAndCommit(client: PostgresPoolClient, id: string, ttlSeconds: number) {
+    const aborted = () =>
+      new PassThrough(
+        new Error(
+          "postgresDedupeStore.withClaim: the transaction was rolled back at COMMIT because a " +
+            "statement in the effect failed; nothing was claimed.",
+        ),
       );
-      return rowCount ?? 0;
-    },
-  };
+    try {
+      await client.query(this.#completeSql, [id, ttlSeconds]);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === "25P02") throw aborted();
+      throw error;
+    }
+    const committed = await client.query("COMMIT");
+    if (committed.command === "ROLLBACK") throw aborted();
+  }
+}
+
+/** Rolls back; the error when that fails (the connection is unusable: the pool must close it). */
+async function rollback(client: PostgresPoolClient): Promise<Error | undefined> {
+  try {
+    await client.query("ROLLBACK");
+    return undefined;
+  } catch (rollbackError) {
+    return rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+  }
 }
 
 function checkId(id: unknown): string {

@@ -1,11 +1,10 @@
 /**
  * Calls any operation of the contract through the client method that calls
- * it (src/client-methods.ts), with the arguments in the order every such
+ * it (test/helpers/client-methods.ts), with the arguments in the order every such
  * method takes them: the path template's ids, then the body (when the
  * operation has one), then the query (when it has one).
  */
 
-import { CLIENT_METHODS } from "../../src/client-methods.js";
 import {
   CONTRACT,
   type Operation,
@@ -14,6 +13,7 @@ import {
 } from "../../src/contract/index.js";
 import type { MedRecords } from "../../src/index.js";
 import { VALID_BODIES, VALID_QUERIES } from "../fuzz/arbitraries.js";
+import { CLIENT_METHODS } from "./client-methods.js";
 
 /** `METHOD /path/:param`, as VALID_BODIES and the reference server's routes key an operation. */
 export const routeKey = (op: Operation) => `${op.method} ${op.path.replace(/\{(\w+)\}/g, ":$1")}`;

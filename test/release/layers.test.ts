@@ -1,6 +1,7 @@
 /**
  * The layer check (scripts/check-layers.ts, run by `npm test`): it names an
- * import that points up and a run-time cycle, ignores a type-only cycle
+ * import that points up (a type-only or dynamic one too) and a run-time cycle
+ * (through a dynamic `import()` too), ignores a type-only cycle
  * outside the mock's model but names one inside it, names a model module
  * imported by the model's state.ts, and finds nothing to report in src/ as
  * it stands.
@@ -65,6 +66,40 @@ describe("the layer check", () => {
     for (const file of ["service", "seed", "router"]) {
       expect(problems[0]).toContain(`src/mock/${file}.ts`);
     }
+  });
+
+  it("names a cycle through a dynamic import, and a lower layer reaching an upper one lazily", () => {
+    const dir = project({
+      "src/core/download.ts":
+        'export async function save() {\n  return (await import("../custody/save.js")).saveToFile();\n}\nexport const fetchContent = 1;\n',
+      "src/core/uploads.ts": 'import type { R } from "../custody/record.js";\nexport type U = R;\n',
+      "src/custody/save.ts":
+        'import { fetchContent } from "../core/download.js";\nexport const saveToFile = () => fetchContent;\n',
+      "src/custody/record.ts": "export type R = 1;\n",
+    });
+    const problems = checkLayers(dir);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^src\/core\/download\.ts:2 imports src\/custody\/save\.ts: "core" may not import "custody"/,
+      ),
+      expect.stringMatching(
+        /^src\/core\/uploads\.ts:1 imports src\/custody\/record\.ts: "core" may not import "custody"/,
+      ),
+      expect.stringMatching(/^run-time import cycle: src\/(core\/download|custody\/save)\.ts -> /),
+    ]);
+    expect(problems[2]).toContain("src/core/download.ts");
+    expect(problems[2]).toContain("src/custody/save.ts");
+  });
+
+  it("names a dynamic-import cycle inside one layer", () => {
+    const dir = project({
+      "src/custody/transfer.ts":
+        'export const go = async () => (await import("./record.js")).r;\nexport const t = 1;\n',
+      "src/custody/record.ts": 'import { t } from "./transfer.js";\nexport const r = t;\n',
+    });
+    expect(checkLayers(dir)).toEqual([
+      expect.stringMatching(/^run-time import cycle: src\/custody\/(transfer|record)\.ts -> /),
+    ]);
   });
 
   it("names a type-only cycle among the model's modules, and a model module state.ts imports", () => {

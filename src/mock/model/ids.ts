@@ -73,6 +73,3 @@ export function fromBase64Url(text: string): Uint8Array | undefined {
 }
 
 export const newRequestId = (): string => `req_${randomHex(24)}`;
-export const newCaseId = (): string => `case_${randomBase62(24)}`;
-export const newDocumentId = (): string => `doc_${randomBase62(24)}`;
-export const newUploadId = (): string => crypto.randomUUID();

@@ -437,33 +437,21 @@ export function createRetrievalRequest(
   for (const upload of uploads) upload.consumed = true;
   const [authForm, ...attachments] = uploads.map(takeFrom);
 
-  const now = new Date(nextPublicUpdateMs(ctx)).toISOString();
-  const stored: StoredRetrievalRequest = {
-    seq: nextSequence(ctx.state),
-    value: {
-      id: nextRetrievalId(ctx, "retrieval_request", "ret_"),
-      case_id: caseId,
-      external_id: input.external_id ?? null,
-      status: "pending",
-      stage: "intake",
-      action_required_reason: null,
-      facility_id: facilityId,
-      requestor_id: requestorId,
-      auth_form: authForm!,
-      attachments,
-      record_types: input.record_types ?? [],
-      date_from: input.date_from ?? null,
-      date_to: input.date_to ?? null,
-      notes: input.notes ?? null,
-      created_at: now,
-      updated_at: now,
-      public_updated_at: now,
-    },
-    documents: [],
-    actionRequests: [],
-    pendingActionRequestId: null,
-  };
-  fileRetrievalRequest(ctx, stored);
+  const stored = storeRetrievalRequest(ctx, {
+    case_id: caseId,
+    external_id: input.external_id ?? null,
+    status: "pending",
+    stage: "intake",
+    action_required_reason: null,
+    facility_id: facilityId,
+    requestor_id: requestorId,
+    auth_form: authForm!,
+    attachments,
+    record_types: input.record_types ?? [],
+    date_from: input.date_from ?? null,
+    date_to: input.date_to ?? null,
+    notes: input.notes ?? null,
+  });
   ctx.autopilot?.adopt(stored.value.id);
   return renderRetrievalRequest(ctx, stored);
 }
@@ -492,17 +480,38 @@ export function placeRetrievalRequest(
   assertCaseExists(ctx, input.case_id);
   getFacility(ctx, input.facility_id);
   getRequestor(ctx, input.requestor_id);
+  return storeRetrievalRequest(ctx, {
+    ...input,
+    attachments: [],
+    record_types: [],
+    date_from: null,
+    date_to: null,
+    notes: null,
+  });
+}
+
+/** The fields a new request is given; its id and times are the model's. */
+type NewRetrievalRequest = Omit<
+  RetrievalRequestRecord,
+  "id" | "created_at" | "updated_at" | "public_updated_at"
+>;
+
+/**
+ * The one place a request record is built and filed (created through the
+ * API or placed by seeding): a fresh id and sequence, created, updated and
+ * public-updated at the next `public_updated_at`, no documents or action
+ * requests yet.
+ */
+function storeRetrievalRequest(
+  ctx: ModelContext,
+  fields: NewRetrievalRequest,
+): StoredRetrievalRequest {
   const now = new Date(nextPublicUpdateMs(ctx)).toISOString();
   const stored: StoredRetrievalRequest = {
     seq: nextSequence(ctx.state),
     value: {
       id: nextRetrievalId(ctx, "retrieval_request", "ret_"),
-      ...input,
-      attachments: [],
-      record_types: [],
-      date_from: null,
-      date_to: null,
-      notes: null,
+      ...fields,
       created_at: now,
       updated_at: now,
       public_updated_at: now,
