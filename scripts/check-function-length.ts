@@ -32,9 +32,6 @@ export const ALLOWED: readonly string[] = [
   "mock/control-api.ts:createControlApi",
   "mock/service.ts:createMockServiceCore",
   "inspector/retrieval-requests.ts:requestCard",
-  // helper B: the CLI's listen and events tail
-  "cli/listen.ts:listenCommand",
-  "cli/events-tail.ts:eventsTail",
   // helper C: the webhook handler
   "webhooks/handler.ts:createWebhookHandler",
   // helper D: the custody logs
