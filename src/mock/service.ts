@@ -279,9 +279,11 @@ export function createMockServiceCore(
       timeoutMs: internal.deliveryTimeoutMs,
       faults: faults.delivery,
       publicForTesting: internal.publicAddressesForTesting,
+      clock,
     }),
     state: createState(),
   };
+  clock.runWindowsWith(() => ctx.delivery.queue.runWindow());
   if (options.autopilot) {
     ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
   }

@@ -1,26 +1,26 @@
 /**
  * The delivery engine (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
- * with the webhook secret and the mock clock's time, POSTs it with a
+ * with the webhook secret and this machine's clock, POSTs it with a
  * WEBHOOK_DELIVERY_TIMEOUT_MS timeout and no redirects, records it (this
  * module owns the delivery history) and notes the webhook's health. Which
  * webhooks get an event, its retries and the failure count that disables a
  * webhook are webhook-dispatch.ts's.
  *
- * Attempts run on the real event loop (a real receiver answers in real time)
- * while retries wait on the mock clock, so tests call `deliveries.flush()`
- * before advancing the clock: a retry is scheduled only once its failed
- * attempt has finished. What outlives a reset (the transport, the inbox, the
- * attempts in flight) is the delivery runtime's (../delivery-runtime.ts).
+ * An attempt is recorded at its instant of the service's clock (bodies keep
+ * the service's time too), but signed with this machine's clock when it is
+ * sent, as the service signs the deliveries of its test clocks: a receiver
+ * checks the timestamp against its own clock and needs no `now` (DESIGN
+ * 12.1). Attempts wait for their instant in the delivery queue
+ * (../delivery-queue.ts), which makes them one after another in time order.
+ * What outlives a reset (the transport, the inbox, the queue, the attempts
+ * in flight) is the delivery runtime's (../delivery-runtime.ts).
  */
 import { causeCode } from "../../internal/cause-code.js";
 import { discardBody } from "../../internal/discard-body.js";
 import type { Webhook, WebhookDelivery } from "../../schemas/webhooks.js";
 import { signWebhook } from "../../webhooks/sign.js";
-import {
-  type DeliveryRuntime,
-  type DeliveryTarget,
-  FLUSH_FAILURES_KEPT,
-} from "../delivery-runtime.js";
+import { countAttempt, type DeliveryRuntime, type DeliveryTarget } from "../delivery-runtime.js";
+import { failureHint, readReceiverError } from "./delivery-failure.js";
 import {
   checkedLookup,
   HostRefusedError,
@@ -34,7 +34,6 @@ import {
   type MockState,
   type ModelContext,
   nextSequence,
-  nowMs,
   type Stored,
 } from "./state.js";
 import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
@@ -63,7 +62,7 @@ export function toOutgoing(
 }
 
 export interface AttemptOutcome {
-  /** Mock-clock time of sending, also the signed timestamp. */
+  /** The attempt's instant on the service's clock: its record's `created_at`. */
   sentAtMs: number;
   /** Place in list order, taken when the attempt was made (not when its answer came). */
   seq: number;
@@ -75,31 +74,38 @@ export interface AttemptOutcome {
   duration_ms: number;
   /** The short cause `flush()` reports for a failure (`HTTP 500`, `timeout`, ...); null on success. */
   cause: string | null;
+  /** The receiver's own word on a refusal (its JSON `error`, or short text); null otherwise. */
+  receiverError?: string | null;
 }
 
 type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
 /**
- * One attempt to the webhook's current URL, signed afresh. Never throws: a
- * failure is an outcome. The endpoint's body is never read or reported.
+ * One attempt to the webhook's current URL, made at `atMs` of the service's
+ * clock and signed afresh with this machine's. Never throws: a failure is an
+ * outcome. Of a refusal's answer, only its first bytes are read, for the
+ * receiver's error code.
  */
 export async function sendAttempt(
   ctx: ModelContext,
   webhook: DeliveryWebhook,
   event: OutgoingEvent,
   attempt: number,
+  atMs: number,
 ): Promise<AttemptOutcome> {
   const runtime = ctx.delivery;
-  const sentAtMs = nowMs(ctx);
+  const sentAtMs = atMs;
   const seq = nextSequence(ctx.state);
   const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
   const turn = runtime.signing.then(async () => {
+    // This machine's time, whatever the service's clock says: the receiver's clock is real.
+    const signedAtMs = Date.now();
     const signed = await signWebhook({
       payload: event.body,
       secret: webhook.secret,
-      timestamp: Math.floor((runtime.faults?.signedAtMs(sentAtMs) ?? sentAtMs) / 1000),
+      timestamp: Math.floor((runtime.faults?.signedAtMs(signedAtMs) ?? signedAtMs) / 1000),
     });
     const headers = { "content-type": "application/json", ...signed };
     // Recorded inside the queue's turn, so the inbox keeps the order attempts were made in.
@@ -120,19 +126,22 @@ export async function sendAttempt(
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
     : await deliver(ctx, url, headers, event.body);
-  const { finished } = runtime;
-  finished.attempted += 1;
-  if (result.success) finished.succeeded += 1;
-  else {
-    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
-    finished.failed.push({
-      webhook_id: webhook.value.id,
-      event_id: event.id,
-      event_type: event.type,
-      status_code: result.status_code,
-      error: result.cause ?? "failed",
-    });
-  }
+  countAttempt(
+    runtime,
+    result.success
+      ? undefined
+      : {
+          webhook_id: webhook.value.id,
+          event_id: event.id,
+          event_type: event.type,
+          attempt,
+          attempted_at: new Date(sentAtMs).toISOString(),
+          status_code: result.status_code,
+          error: result.cause ?? "failed",
+          receiver_error: result.receiverError ?? null,
+          hint: failureHint(result),
+        },
+  );
   return { sentAtMs, seq, id, ...result };
 }
 
@@ -229,8 +238,9 @@ async function post(
       ? send(url, init)
       : deliverInProcess(target, url, init));
     const duration_ms = elapsed();
-    discardBody(response);
     const { status } = response;
+    const receiverError =
+      status >= 400 ? await readReceiverError(response) : (discardBody(response), null);
     if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
       const code = status >= 300 ? status : null;
       return {
@@ -247,9 +257,11 @@ async function post(
     return {
       success: false,
       status_code: status,
+      // The record never carries the body (spec): the receiver's word goes to flush() and advance() only.
       error: `The endpoint answered HTTP ${status}`,
       duration_ms,
       cause: `HTTP ${status}`,
+      receiverError,
     };
   } catch (error) {
     if (error instanceof HostRefusedError) return notSent(error.reason);
