@@ -6,7 +6,7 @@
  * @module medrecords/mock
  */
 export type { MockAutopilotOptions } from "./autopilot.js";
-export type { MockClock, MockClockMode } from "./clock.js";
+export type { MockClock, MockClockAdvanceResult, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {
   DeliveryFlushResult,

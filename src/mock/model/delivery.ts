@@ -239,8 +239,9 @@ async function post(
       : deliverInProcess(target, url, init));
     const duration_ms = elapsed();
     const { status } = response;
-    const receiverError =
-      status >= 400 ? await readReceiverError(response) : (discardBody(response), null);
+    let receiverError: string | null = null;
+    if (status >= 400) receiverError = await readReceiverError(response);
+    else discardBody(response);
     if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
       const code = status >= 300 ? status : null;
       return {
