@@ -1,7 +1,8 @@
 /**
  * `medrecords/mock`: the stateful reference server for tests, in process
  * (`createMockService`, through MSW or its own `fetch`) or over HTTP
- * (`startMockServer`). Needs `msw` only for `handlers`.
+ * (`startMockServer`). Needs `msw` only for `handlers`, loaded when they are
+ * first read.
  *
  * @module medrecords/mock
  */

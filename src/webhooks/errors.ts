@@ -104,18 +104,13 @@ export function toleranceError(
 ): WebhookVerificationError {
   const direction =
     skewSeconds > 0 ? `${skewSeconds} s in the past` : `${-skewSeconds} s in the future`;
+  // The sender signs with the real time (the reference server too, whatever its clock says).
+  const signsReal = "The mock signs with the real time, whatever its clock says";
   if (nowOption !== undefined && Math.abs(nowOption.machineSkewSeconds) <= toleranceSeconds) {
-    // The sender signed with the real time; the receiver was told to judge it by another clock.
     return new WebhookVerificationError(
       "timestamp_out_of_tolerance",
-      `X-Service-Timestamp is ${direction} relative to this receiver's \`now\` option (tolerance ${toleranceSeconds} s), but agrees with this machine's clock: remove the \`now\` option.`,
-      {
-        skewSeconds,
-        header: "x-service-timestamp",
-        hints: [
-          "The service signs each delivery with the real time, and so does the reference server (medrecords/mock) whatever its own clock says after a test advanced it: a receiver needs no `now`. Keep `now` only to check a signature made at another time.",
-        ],
-      },
+      `X-Service-Timestamp is ${direction} relative to the \`now\` option (tolerance ${toleranceSeconds} s) but agrees with this machine's clock: remove the \`now\` option.`,
+      { skewSeconds, header: "x-service-timestamp", hints: [`${signsReal}.`] },
     );
   }
   const hints = [
@@ -123,11 +118,8 @@ export function toleranceError(
       ? "If every delivery fails this way, the receiver's clock is ahead (check NTP); otherwise the delivery was held in a queue or replayed."
       : "The receiver's clock is behind the service's: check NTP on this host.",
   ];
-  if (nowOption !== undefined) {
-    hints.push(
-      "This receiver judges time by its `now` option, and the timestamp is off this machine's clock as well: if `now` follows a mock's clock, remove it (the mock signs with the real time).",
-    );
-  }
+  if (nowOption !== undefined)
+    hints.push(`If \`now\` follows a mock's clock, remove it: ${signsReal}.`);
   return new WebhookVerificationError(
     "timestamp_out_of_tolerance",
     `X-Service-Timestamp is ${direction} relative to this receiver's clock (tolerance ${toleranceSeconds} s).`,

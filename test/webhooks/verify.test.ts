@@ -191,7 +191,7 @@ describe("verifyWebhook timestamp tolerance", () => {
       const error = await refusal(at(offset));
       expect(error.message).not.toContain("remove the `now` option.");
       expect(error.hints.join(" ")).toMatch(/NTP/);
-      expect(error.hints.join(" ")).toContain("if `now` follows a mock's clock, remove it");
+      expect(error.hints.join(" ")).toContain("If `now` follows a mock's clock, remove it");
       expect(error.message).not.toContain("t.now");
     }
   });
