@@ -11,10 +11,57 @@
 import type { MockClock } from "./clock.js";
 import type { FailedDeliveryAttempt } from "./delivery-runtime.js";
 
-/** One attempt to make at `atMs` of the service's clock. */
+/** One attempt to make at `atMs` of the service's clock; `order` keeps equal times first-in, first-out. */
 interface QueuedAttempt {
   readonly atMs: number;
+  readonly order: number;
   readonly make: () => Promise<void>;
+}
+
+const before = (a: QueuedAttempt, b: QueuedAttempt): boolean =>
+  a.atMs < b.atMs || (a.atMs === b.atMs && a.order < b.order);
+
+/** A binary min-heap by time, then order: a window of thousands of attempts stays cheap. */
+class AttemptHeap {
+  readonly #items: QueuedAttempt[] = [];
+
+  peek(): QueuedAttempt | undefined {
+    return this.#items[0];
+  }
+
+  push(item: QueuedAttempt): void {
+    const items = this.#items;
+    let i = items.push(item) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(item, items[parent] as QueuedAttempt)) break;
+      items[i] = items[parent] as QueuedAttempt;
+      i = parent;
+    }
+    items[i] = item;
+  }
+
+  pop(): QueuedAttempt | undefined {
+    const items = this.#items;
+    const top = items[0];
+    const last = items.pop();
+    if (top === undefined || last === undefined || items.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child =
+        right < items.length && before(items[right] as QueuedAttempt, items[left] as QueuedAttempt)
+          ? right
+          : left;
+      if (!before(items[child] as QueuedAttempt, last)) break;
+      items[i] = items[child] as QueuedAttempt;
+      i = child;
+    }
+    items[i] = last;
+    return top;
+  }
 }
 
 /** What the attempts made during one window came to. */
@@ -30,7 +77,8 @@ const WINDOW_FAILURES_KEPT = 1000;
 export class DeliveryQueue {
   readonly #clock: Pick<MockClock, "now" | "schedule">;
   readonly #track: (work: Promise<void>) => void;
-  readonly #waiting: QueuedAttempt[] = [];
+  readonly #waiting = new AttemptHeap();
+  #enqueued = 0;
   readonly #windows = new Set<WindowTally>();
   readonly #release: () => void;
   #draining: Promise<void> | undefined;
@@ -55,8 +103,7 @@ export class DeliveryQueue {
    */
   enqueue(atMs: number, make: () => Promise<void>): void {
     // Stable: attempts due at the same instant go in the order they were scheduled.
-    const index = this.#waiting.findIndex((entry) => entry.atMs > atMs);
-    this.#waiting.splice(index === -1 ? this.#waiting.length : index, 0, { atMs, make });
+    this.#waiting.push({ atMs, order: this.#enqueued++, make });
     if (atMs > this.#clock.now().getTime()) this.#clock.schedule(atMs, () => this.kick());
     else this.kick();
   }
@@ -108,9 +155,9 @@ export class DeliveryQueue {
     // it runs) finish before the first attempt of the window is made.
     await Promise.resolve();
     for (;;) {
-      const next = this.#waiting[0];
+      const next = this.#waiting.peek();
       if (next === undefined || next.atMs > this.#clock.now().getTime()) return;
-      this.#waiting.shift();
+      this.#waiting.pop();
       try {
         await next.make();
       } catch (error) {

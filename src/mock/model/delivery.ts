@@ -18,9 +18,9 @@
 import { causeCode } from "../../internal/cause-code.js";
 import { discardBody } from "../../internal/discard-body.js";
 import type { Webhook, WebhookDelivery } from "../../schemas/webhooks.js";
-import { signWebhook } from "../../webhooks/sign.js";
 import { countAttempt, type DeliveryRuntime, type DeliveryTarget } from "../delivery-runtime.js";
 import { failureHint, readReceiverError } from "./delivery-failure.js";
+import { signAttempt } from "./delivery-signing.js";
 import {
   checkedLookup,
   HostRefusedError,
@@ -99,30 +99,12 @@ export async function sendAttempt(
   const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
-  const turn = runtime.signing.then(async () => {
-    // This machine's time, whatever the service's clock says: the receiver's clock is real.
-    const signedAtMs = Date.now();
-    const signed = await signWebhook({
-      payload: event.body,
-      secret: webhook.secret,
-      timestamp: Math.floor((runtime.faults?.signedAtMs(signedAtMs) ?? signedAtMs) / 1000),
-    });
-    const headers = { "content-type": "application/json", ...signed };
-    // Recorded inside the queue's turn, so the inbox keeps the order attempts were made in.
-    if (inbox) {
-      runtime.inbox.push({
-        url,
-        headers,
-        body: event.body,
-        webhookId: webhook.value.id,
-        eventId: event.id,
-        attempt,
-      });
-    }
-    return headers;
+  const signed = signAttempt(runtime, webhook.secret, event, (headers) => {
+    if (!inbox) return;
+    const webhookId = webhook.value.id;
+    runtime.inbox.push({ url, headers, body: event.body, webhookId, eventId: event.id, attempt });
   });
-  runtime.signing = turn.catch(() => undefined);
-  const headers = await turn;
+  const headers = signed instanceof Promise ? await signed : signed;
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
     : await deliver(ctx, url, headers, event.body);
@@ -150,23 +132,38 @@ class HandlerThrew {
   constructor(readonly error: unknown) {}
 }
 
-/** A delivery handed to `deliverTo` in-process, as the network would bring it. */
+/**
+ * A delivery handed to `deliverTo` in-process, as the network would bring it.
+ * The 5-second bound holds in-process too: a handler that has not answered
+ * by then is a timeout. A plain timer, cleared on the answer, keeps an
+ * attempt cheap: a Request given an abort signal, or `AbortSignal.timeout`,
+ * costs more than a fast handler takes, so the request carries none.
+ */
 function deliverInProcess(
   target: DeliveryTarget,
   url: string,
-  init: RequestInit & { signal: AbortSignal },
+  init: RequestInit,
+  timeoutMs: number,
 ): Promise<Response> {
   const request = new Request(url, init);
-  const answer = Promise.resolve()
-    .then(() => target(request))
-    .catch((error: unknown) => {
-      throw new HandlerThrew(error);
-    });
-  // The 5-second bound holds in-process too: a handler that never answers is a timeout.
-  const timeout = new Promise<never>((_, reject) => {
-    init.signal.addEventListener("abort", () => reject(init.signal.reason), { once: true });
+  return new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new DOMException(`No answer within ${timeoutMs} ms`, "TimeoutError")),
+      timeoutMs,
+    );
+    Promise.resolve()
+      .then(() => target(request))
+      .then(
+        (response) => {
+          clearTimeout(timer);
+          resolve(response);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(new HandlerThrew(error));
+        },
+      );
   });
-  return Promise.race([answer, timeout]);
 }
 
 /**
@@ -191,8 +188,15 @@ async function deliver(
     return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
   }
   const publicForTesting = runtime.publicForTesting;
+  if (runtime.deliverTo !== undefined) {
+    // In-process: only an address or a localhost name in the URL is refused; no name is looked up.
+    const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
+    return refused === undefined
+      ? post(runtime, url, headers, body, globalFetch)
+      : notSent(refused);
+  }
   const { host, literal } = webhookHost(url);
-  const ownTransport = !literal && runtime.fetch === undefined && runtime.deliverTo === undefined;
+  const ownTransport = !literal && runtime.fetch === undefined;
   const node = ownTransport ? await nodeHttpModules() : undefined;
   if (node === undefined) {
     const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
@@ -227,21 +231,16 @@ async function post(
   const elapsed = () => Math.round(performance.now() - started);
   const target = runtime.deliverTo;
   try {
-    const init = {
-      method: "POST",
-      headers,
-      body,
-      redirect: "manual" as const,
-      signal: AbortSignal.timeout(runtime.timeoutMs),
-    };
+    const init = { method: "POST", headers, body, redirect: "manual" as const };
     const response = await (target === undefined
-      ? send(url, init)
-      : deliverInProcess(target, url, init));
+      ? send(url, { ...init, signal: AbortSignal.timeout(runtime.timeoutMs) })
+      : deliverInProcess(target, url, init, runtime.timeoutMs));
     const duration_ms = elapsed();
     const { status } = response;
     let receiverError: string | null = null;
     if (status >= 400) receiverError = await readReceiverError(response);
-    else discardBody(response);
+    // An in-process answer holds no connection: nothing to let go of.
+    else if (target === undefined) discardBody(response);
     if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
       const code = status >= 300 ? status : null;
       return {
