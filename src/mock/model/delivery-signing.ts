@@ -13,9 +13,15 @@
 import { hmacSha256Hex } from "#hmac";
 import { WEBHOOK_HEADERS } from "../../webhooks/headers.js";
 import type { DeliveryRuntime } from "../delivery-runtime.js";
-import type { OutgoingEvent } from "./delivery.js";
 
 type Headers = Record<string, string>;
+
+/** What is signed of an event: its id and type (headers) and its body, byte for byte. */
+interface SignedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly body: string;
+}
 
 /**
  * The attempt's headers, at once where the HMAC is synchronous; `record`
@@ -24,7 +30,7 @@ type Headers = Record<string, string>;
 export function signAttempt(
   runtime: DeliveryRuntime,
   secret: string,
-  event: OutgoingEvent,
+  event: SignedEvent,
   record: (headers: Headers) => void,
 ): Headers | Promise<Headers> {
   // This machine's time, whatever the service's clock says: the receiver's clock is real.
