@@ -113,6 +113,9 @@ export class DeliveryQueue {
     if (this.#draining !== undefined) return;
     const drain = this.#drain().finally(() => {
       this.#draining = undefined;
+      // Enqueued between the drain's last look and now: it would wait for the next kick.
+      const next = this.#waiting.peek();
+      if (next !== undefined && next.atMs <= this.#clock.now().getTime()) this.kick();
     });
     this.#draining = drain;
     this.#track(drain);

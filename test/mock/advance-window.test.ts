@@ -283,3 +283,50 @@ describe("under MSW", () => {
     expect((await mr.retrievalRequests.retrieve(id)).status).toBe("completed");
   });
 });
+
+describe("an attempt due while the queue finishes", () => {
+  // Hops that land while the queue winds down, around the last attempt's answer.
+  it.each(Array.from({ length: 11 }, (_, i) => i))(
+    "an event emitted %i microtasks after a delivery was answered, before flush() resolved, is delivered by it",
+    async (hops) => {
+      const types: string[] = [];
+      let mock: ReturnType<typeof createMockService> | undefined;
+      let seededId = "";
+      let flushed = false;
+      let emittedAfterFlush: boolean | undefined;
+      mock = createMockService({
+        now: START,
+        deliverTo: async (request) => {
+          const { id } = (await request.json()) as { id: string };
+          types.push(id);
+          if (types.length === 1) {
+            let hop = Promise.resolve();
+            for (let i = 0; i < hops; i++) hop = hop.then(() => undefined);
+            void hop.then(() => {
+              emittedAfterFlush = flushed;
+              mock?.retrievalRequests.setStatus(seededId, {
+                status: "processing",
+                stage: "provider_processing",
+              });
+            });
+          }
+          return new Response(null, { status: 204 });
+        },
+      });
+      const mr = clientOf(mock);
+      await mr.webhooks.create({
+        name: "chain",
+        url: "https://app.example.test/hooks",
+        events: ["retrieval_request.status_changed"],
+      });
+      seededId = mock.seed.retrievalRequest({ status: "processing", stage: "intake" }).id;
+      mock.retrievalRequests.setStatus(seededId, { status: "processing", stage: "request_sent" });
+      await mock.deliveries.flush();
+      flushed = true;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(emittedAfterFlush).toBeDefined();
+      // Emitted while the flush was under way: it waited for that delivery too.
+      if (emittedAfterFlush === false) expect(new Set(types).size).toBe(2);
+    },
+  );
+});
