@@ -81,6 +81,7 @@ export default defineConfig({
         test: {
           name: "msw2",
           include: [...MSW_UNIT, E2E],
+          setupFiles: ["test/helpers/msw2-require.ts"],
           env: { MEDRECORDS_E2E_TRANSPORT: "msw", MEDRECORDS_EXPECT_MSW_MAJOR: "2" },
         },
       },

@@ -28,10 +28,8 @@ export const GENERATED: readonly string[] = ["types/wire.ts", "types/wire-checks
  */
 export const ALLOWED: readonly string[] = [
   // helper A: the mock's clock, control API, service core and the inspector
-  "mock/clock.ts:createMockClock",
   "mock/control-api.ts:createControlApi",
   "mock/service.ts:createMockServiceCore",
-  "inspector/retrieval-requests.ts:requestCard",
   // helper C: the webhook handler
   "webhooks/handler.ts:createWebhookHandler",
   // helper D: the custody logs

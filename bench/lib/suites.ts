@@ -10,6 +10,7 @@ export const SUITES = [
   "mock-http",
   "mock-snapshot",
   "mock-lists",
+  "mock-advance",
   "listen",
   "bundle-size",
 ] as const;

@@ -4,7 +4,7 @@
  * needs none: the provider's side, the clock and redelivery are control
  * operations.
  */
-import type { InspectorView } from "./view.js";
+import type { InspectorAdvanceResult, InspectorView } from "./view.js";
 
 /** What the control API answered when it refused: its `error.message`, or the status. */
 export class ControlError extends Error {
@@ -35,8 +35,11 @@ const FICTIONAL_RECORD =
 
 export const control = {
   state: () => call("GET", "/state") as Promise<InspectorView>,
+  /** Answers once the window's deliveries were made, with what they came to. */
   advanceClock: (by: string) =>
-    call("POST", "/clock/advance", { by: /^\d+$/.test(by) ? Number(by) : by }),
+    call("POST", "/clock/advance", {
+      by: /^\d+$/.test(by) ? Number(by) : by,
+    }) as Promise<InspectorAdvanceResult>,
   releaseRecords: (id: string, fileName: string) =>
     call("POST", `${rr(id)}/records`, {
       files: [{ file_name: fileName, file_type: "application/pdf", content: FICTIONAL_RECORD }],

@@ -1,7 +1,7 @@
 /**
  * The **Deliveries** region: each webhook with every attempt (time, status
- * code, milliseconds, error) and **Redeliver**. Never a body: the engine does
- * not read what the receiver answered.
+ * code, milliseconds, error) and **Redeliver**, and its health as the API
+ * counts it. Never a body: the records keep none of what the receiver answered.
  */
 import { h, note, table, time } from "./dom.js";
 import type { InspectorAttempt, InspectorView, InspectorWebhook } from "./view.js";
@@ -13,15 +13,32 @@ export function deliveriesRegion(view: InspectorView): Node[] {
   return view.webhooks.map(webhookCard);
 }
 
+/**
+ * The webhook's health as the API counts it: an event counts as failed once
+ * every one of its attempts failed, so attempts failing now show as the last
+ * failure before the count moves.
+ */
+function health(webhook: InspectorWebhook): string {
+  const failure = webhook.last_failure;
+  const last =
+    failure === null
+      ? ""
+      : `; last failed attempt ${failure.at}: ${failure.status_code === null ? "no answer" : `HTTP ${failure.status_code}`}`;
+  if (!webhook.is_enabled) {
+    return webhook.auto_disabled_at === null
+      ? `disabled${last}`
+      : `disabled at ${webhook.auto_disabled_at} after 5 failed events in a row${last}`;
+  }
+  return `enabled; consecutive_failures ${webhook.consecutive_failures} of 5 (events whose every attempt failed)${last}`;
+}
+
 function webhookCard(webhook: InspectorWebhook): HTMLElement {
-  const state = webhook.is_enabled
-    ? `enabled, ${webhook.consecutive_failures} failed events in a row`
-    : "disabled";
   return h(
     "article",
     { class: "card", "aria-label": `Webhook ${webhook.name}`, "data-webhook-id": webhook.id },
     h("h3", {}, webhook.name, " ", h("code", {}, webhook.id)),
-    h("p", {}, h("code", {}, webhook.url), ` (${state}); events: ${webhook.events.join(", ")}`),
+    h("p", {}, h("code", {}, webhook.url), `; events: ${webhook.events.join(", ")}`),
+    h("p", { class: "health" }, health(webhook)),
     webhook.attempts.length === 0
       ? note("No delivery attempt yet.")
       : table(

@@ -3,6 +3,7 @@
  * (while the tab is visible, and at once after each move), redraws each
  * region whose data changed, and turns the buttons into control API calls.
  */
+import { advanceReport } from "./advance.js";
 import { ControlError, control } from "./control.js";
 import { deliveriesRegion } from "./deliveries.js";
 import { h, redraw, time } from "./dom.js";
@@ -117,7 +118,10 @@ document.addEventListener("submit", (event) => {
   const data = new FormData(form);
   if (form.id === "advance-form") {
     const by = String(data.get("by")).trim();
-    void move(`Advanced the clock by ${by}.`, () => control.advanceClock(by));
+    // Answered once the window's deliveries were made: the page says what they came to.
+    void move(`Advanced the clock by ${by}.`, async () => {
+      redraw(byId("advance-result"), ...advanceReport(by, await control.advanceClock(by)));
+    });
   } else if (form.dataset.action === "open-action-request") {
     const id = form.dataset.id as string;
     const reason = String(data.get("reason"));

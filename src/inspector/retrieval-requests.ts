@@ -23,21 +23,49 @@ export function retrievalRequestsRegion(view: InspectorView): Node[] {
 }
 
 function requestCard(request: InspectorRetrievalRequest, reasons: readonly string[]): HTMLElement {
-  const { id } = request;
-  const headingId = `rr-${id}`;
-  const records = request.timeline.filter((entry) => entry.kind === "record").length;
-  const closed = request.final ? "the request is final" : undefined;
-  return h(
-    "article",
-    { class: "card", "aria-labelledby": headingId, "data-request-id": id },
-    h(
+  return new RequestCard(request, reasons).render();
+}
+
+/** One request's card: its fields, the provider's moves and its timeline. */
+class RequestCard {
+  readonly #request: InspectorRetrievalRequest;
+  readonly #reasons: readonly string[];
+  /** Why the moves a final request refuses are disabled; undefined while it is open. */
+  readonly #closed: string | undefined;
+
+  constructor(request: InspectorRetrievalRequest, reasons: readonly string[]) {
+    this.#request = request;
+    this.#reasons = reasons;
+    this.#closed = request.final ? "the request is final" : undefined;
+  }
+
+  render(): HTMLElement {
+    const { id } = this.#request;
+    return h(
+      "article",
+      { class: "card", "aria-labelledby": `rr-${id}`, "data-request-id": id },
+      this.#heading(),
+      this.#fields(),
+      this.#moves(),
+      h("h4", {}, "Timeline"),
+      this.#timeline(),
+    );
+  }
+
+  #heading(): HTMLElement {
+    const { id, status } = this.#request;
+    return h(
       "h3",
-      { id: headingId },
+      { id: `rr-${id}` },
       h("code", {}, id),
       " ",
-      h("span", { class: `status ${request.status}` }, request.status),
-    ),
-    h(
+      h("span", { class: `status ${status}` }, status),
+    );
+  }
+
+  #fields(): HTMLElement {
+    const request = this.#request;
+    return h(
       "dl",
       {},
       field("Stage", request.stage),
@@ -47,8 +75,12 @@ function requestCard(request: InspectorRetrievalRequest, reasons: readonly strin
       field("Facility", request.facility),
       field("Case", request.case_id ?? "none"),
       request.external_id === null ? null : field("External id", request.external_id),
-    ),
-    h(
+    );
+  }
+
+  #moves(): HTMLElement {
+    const { id } = this.#request;
+    return h(
       "form",
       {
         class: "actions",
@@ -56,80 +88,87 @@ function requestCard(request: InspectorRetrievalRequest, reasons: readonly strin
         "data-id": id,
         "aria-label": `Provider moves on ${id}`,
       },
+      h("div", { class: "inline" }, this.#releaseButton(), this.#completeButton()),
+      this.#actionRequestFields(),
+    );
+  }
+
+  // Records are still accepted once a request is final (docs/spec-decisions.md, "status moves").
+  #releaseButton(): HTMLElement {
+    const { id, timeline } = this.#request;
+    const records = timeline.filter((entry) => entry.kind === "record").length;
+    return h(
+      "button",
+      {
+        type: "button",
+        "data-action": "release-records",
+        "data-id": id,
+        "data-file": `records-${records + 1}.pdf`,
+        "data-key": `release:${id}`,
+      },
+      "Release records",
+    );
+  }
+
+  #completeButton(): HTMLElement {
+    const { id, final } = this.#request;
+    return h(
+      "button",
+      {
+        type: "button",
+        "data-action": "complete",
+        "data-id": id,
+        "data-key": `complete:${id}`,
+        disabled: final,
+        title: this.#closed,
+      },
+      "Complete",
+    );
+  }
+
+  #actionRequestFields(): HTMLElement {
+    const { id, final, actionRequestOpen } = this.#request;
+    return h(
+      "div",
+      { class: "inline" },
+      h("label", { for: `reason-${id}` }, "Reason"),
       h(
-        "div",
-        { class: "inline" },
-        h(
-          "button",
-          {
-            type: "button",
-            "data-action": "release-records",
-            "data-id": id,
-            "data-file": `records-${records + 1}.pdf`,
-            "data-key": `release:${id}`,
-            disabled: request.final,
-            title: closed,
-          },
-          "Release records",
-        ),
-        h(
-          "button",
-          {
-            type: "button",
-            "data-action": "complete",
-            "data-id": id,
-            "data-key": `complete:${id}`,
-            disabled: request.final,
-            title: closed,
-          },
-          "Complete",
-        ),
+        "select",
+        { id: `reason-${id}`, name: "reason", "data-key": `reason:${id}`, disabled: final },
+        ...this.#reasons.map((reason) => h("option", { value: reason }, reason)),
       ),
+      h("label", { for: `message-${id}` }, "Message"),
+      h("input", {
+        id: `message-${id}`,
+        name: "message",
+        value: DEFAULT_MESSAGE,
+        size: 40,
+        required: true,
+        "data-key": `message:${id}`,
+        disabled: final,
+      }),
       h(
-        "div",
-        { class: "inline" },
-        h("label", { for: `reason-${id}` }, "Reason"),
-        h(
-          "select",
-          {
-            id: `reason-${id}`,
-            name: "reason",
-            "data-key": `reason:${id}`,
-            disabled: request.final,
-          },
-          ...reasons.map((reason) => h("option", { value: reason }, reason)),
-        ),
-        h("label", { for: `message-${id}` }, "Message"),
-        h("input", {
-          id: `message-${id}`,
-          name: "message",
-          value: DEFAULT_MESSAGE,
-          size: 40,
-          required: true,
-          "data-key": `message:${id}`,
-          disabled: request.final,
-        }),
-        h(
-          "button",
-          {
-            type: "submit",
-            "data-key": `open:${id}`,
-            disabled: request.final || request.actionRequestOpen,
-            title: closed ?? (request.actionRequestOpen ? "an action request is open" : undefined),
-          },
-          "Open action request",
-        ),
+        "button",
+        {
+          type: "submit",
+          "data-key": `open:${id}`,
+          disabled: final || actionRequestOpen,
+          title: this.#closed ?? (actionRequestOpen ? "an action request is open" : undefined),
+        },
+        "Open action request",
       ),
-    ),
-    h("h4", {}, "Timeline"),
-    h(
+    );
+  }
+
+  #timeline(): HTMLElement {
+    return h(
       "ol",
       { class: "timeline" },
-      ...request.timeline.map((entry) =>
+      ...this.#request.timeline.map((entry) =>
         h("li", {}, time(entry.at), " ", h("strong", {}, entry.kind), " ", entry.text),
       ),
-    ),
-  );
+    );
+  }
 }
 
 function field(name: string, value: string): HTMLElement[] {

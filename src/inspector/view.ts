@@ -2,8 +2,8 @@
  * What the inspector page reads: the answer of `GET /__mock/state`, built by
  * src/mock/inspector-view.ts from the model and read by the page. Types only,
  * shared by both sides. Nothing here carries an API key, a webhook secret or
- * a body a webhook receiver answered (the delivery engine never reads one);
- * event data is the mock's own fictional data.
+ * a body a webhook receiver answered (only an advance's failures carry the
+ * receiver's error code); event data is the mock's own fictional data.
  */
 
 /** The whole page's state at one moment. */
@@ -74,7 +74,12 @@ export interface InspectorWebhook {
   url: string;
   is_enabled: boolean;
   events: string[];
+  /** The API's count: events whose every attempt failed, in a row (5 disable the webhook). */
   consecutive_failures: number;
+  /** When it was disabled after 5 failed events in a row; null otherwise. */
+  auto_disabled_at: string | null;
+  /** The newest failed attempt of a real event, as the API reports it. */
+  last_failure: { at: string; status_code: number | null; error: string | null } | null;
   /** Newest first, at most {@link INSPECTOR_ATTEMPTS_PER_WEBHOOK}. */
   attempts: InspectorAttempt[];
 }
@@ -95,6 +100,26 @@ export interface InspectorAttempt {
   is_test: boolean;
   is_redelivery: boolean;
   next_attempt_at: string | null;
+}
+
+/**
+ * What `POST /__mock/clock/advance` answers once the window's deliveries
+ * were made: the attempts of the window, and each failure with the
+ * receiver's error code (never more of its answer) and what to do.
+ */
+export interface InspectorAdvanceResult {
+  now: string;
+  attempted: number;
+  succeeded: number;
+  failed: {
+    webhook_id: string;
+    event_type: string;
+    attempt: number;
+    attempted_at: string;
+    error: string;
+    receiver_error: string | null;
+    hint: string;
+  }[];
 }
 
 /** One journal entry: no body, header or query, so no key. */

@@ -1,8 +1,9 @@
 /**
  * SHA-256 in plain JavaScript (FIPS 180-4), fed chunk by chunk. Two callers
- * cannot use the platform's: the reference server derives retrieval event ids
+ * cannot rely on the platform's: the reference server derives retrieval event ids
  * and its seeded identifiers inside synchronous state changes (Web Crypto only
- * digests asynchronously, and node:crypto would tie the mock to Node), and the
+ * digests asynchronously, and importing node:crypto would tie the mock to
+ * Node: it is used when the runtime has it, looked up), and the
  * custody log hashes streams on runtimes without node:crypto (Web Crypto only
  * digests a whole buffer). Checked against node:crypto in the tests.
  */
@@ -14,8 +15,20 @@ export interface Sha256 {
   digestHex(): string;
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 bytes of `text`, synchronously. */
+/** node:crypto's `createHash` where the runtime has it (looked up, never imported); undefined elsewhere. */
+const nodeCreateHash = (
+  (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  ).process?.getBuiltinModule?.("node:crypto") as typeof import("node:crypto") | undefined
+)?.createHash;
+
+/**
+ * Lowercase hex SHA-256 of the UTF-8 bytes of `text`, synchronously: with
+ * node:crypto's when the runtime has it (the reference server derives an id
+ * this way for every event and delivery), the plain one elsewhere.
+ */
 export function sha256HexSync(text: string): string {
+  if (nodeCreateHash !== undefined) return nodeCreateHash("sha256").update(text).digest("hex");
   const hasher = pureSha256();
   hasher.update(new TextEncoder().encode(text));
   return hasher.digestHex();

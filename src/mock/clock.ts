@@ -9,6 +9,7 @@
  * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
 import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
+import type { FailedDeliveryAttempt } from "./delivery-runtime.js";
 
 /**
  * The service's time (`mock.clock`): manual, moved only by `advance()` and
@@ -27,18 +28,26 @@ export interface MockClock {
   now(): Date;
   /**
    * Moves time forward by milliseconds or by a string such as "500ms", "90s",
-   * "15m", "2h" or "31d", running every scheduled task that falls due on the
-   * way, in time order. Returns the new time.
+   * "15m", "2h" or "31d". At once (before it returns) the clock shows the new
+   * time and every state change that fell due on the way has run, in time
+   * order, so code that does not await it sees the clock moved. The promise
+   * it returns resolves once every webhook delivery attempt that fell due in
+   * the window (first attempts, and the retries failed attempts schedule
+   * inside it) has been made, one after another in time order, each recorded
+   * at its own instant of this clock and awaited (up to the 5 s delivery
+   * timeout) before the next; it resolves to what those attempts came to.
    * @throws {RangeError} for a bad duration, or one that would take the clock
    *   past 9999-12-31T23:59:59.999Z; the clock does not move then.
+   * @example const { failed } = await mock.clock.advance("13h"); expect(failed).toEqual([]);
    */
-  advance(by: number | string): Date;
+  advance(by: number | string): Promise<MockClockAdvanceResult>;
   /**
-   * Jumps to a time (forward or back); moving forward runs what fell due.
+   * Jumps to a time (forward or back); moving forward runs what fell due, as
+   * `advance()` does, and resolves the same way.
    * @throws {RangeError} for an invalid date or one outside the years 0000
    *   to 9999; the clock does not move then.
    */
-  set(date: Date | string | number): void;
+  set(date: Date | string | number): Promise<MockClockAdvanceResult>;
   /**
    * Runs `task` once the clock reaches `atMs` (epoch milliseconds). Never
    * synchronously here: on a manual clock, tasks run only inside
@@ -47,6 +56,22 @@ export interface MockClock {
    * their time comes.
    */
   schedule(atMs: number, task: () => void): void;
+}
+
+/**
+ * What `await mock.clock.advance(by)` (and `set`) resolves to: the clock's
+ * time once the window's deliveries were made, and what the delivery
+ * attempts made in the window came to (the shapes of `deliveries.flush()`).
+ */
+export interface MockClockAdvanceResult {
+  /** The clock's time when the last attempt of the window was made. */
+  now: Date;
+  /** Attempts made in the window, duplicates injected by `mock.faults` included. */
+  attempted: number;
+  /** Those answered 2xx. */
+  succeeded: number;
+  /** Each of the others, oldest first (never a body). */
+  failed: FailedDeliveryAttempt[];
 }
 
 /** See `MockClock.mode`. */
@@ -64,11 +89,9 @@ export interface MockClockOptions {
   speed?: number;
 }
 
-const stoppers = new WeakMap<MockClock, () => void>();
-
 /** Ends a real clock's timer (a closed server runs nothing more); a manual clock has none. */
 export function stopMockClock(clock: MockClock): void {
-  stoppers.get(clock)?.();
+  if (clock instanceof ServiceClock) clock.stop();
 }
 
 /**
@@ -140,133 +163,195 @@ export interface RestorableMockClock extends MockClock {
   restoreState(state: MockClockState): void;
 }
 
+/**
+ * What the clock asks of the delivery engine after a move: make every
+ * attempt now due, in time order, and say what they came to.
+ */
+export type WindowRunner = () => Promise<Omit<MockClockAdvanceResult, "now">>;
+
 /** The longest delay setTimeout takes (about 24.8 days); a later task re-arms on waking. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface ScheduledTask {
+  atMs: number;
+  task: () => void;
+}
 
 export function createMockClock(
   initial: Date | string | number,
   options: MockClockOptions = {},
-): RestorableMockClock {
-  const mode = options.mode ?? "manual";
-  if (mode !== "manual" && mode !== "real") {
-    throw new TypeError('The mock clock\'s mode must be "manual" or "real".');
-  }
-  const speed = options.speed ?? 1;
-  if (!Number.isFinite(speed) || speed <= 0) {
-    throw new RangeError(`The mock clock's speed must be a positive number, not ${speed}.`);
-  }
-  // The time is anchorMs at real instant anchorRealMs; a manual clock never moves from its anchor.
-  let anchorMs = withinClockRange(toEpochMs(initial), "The initial time");
-  let anchorRealMs = performance.now();
-  const live = (): number =>
-    mode === "manual" ? anchorMs : anchorMs + (performance.now() - anchorRealMs) * speed;
-  const setLive = (ms: number): void => {
-    anchorMs = ms;
-    anchorRealMs = performance.now();
-  };
+): WindowedMockClock {
+  return new ServiceClock(initial, options);
+}
+
+/** A clock whose window of deliveries a runner makes after each move (the service's). */
+export interface WindowedMockClock extends RestorableMockClock {
+  /** Sets who makes the deliveries of each window `advance()` and `set()` open. */
+  runWindowsWith(runner: WindowRunner): void;
+}
+
+class ServiceClock implements WindowedMockClock {
+  readonly mode: MockClockMode;
+  readonly #speed: number;
+  // The time is #anchorMs at real instant #anchorRealMs; a manual clock never moves from its anchor.
+  #anchorMs: number;
+  #anchorRealMs = performance.now();
   // While tasks run, the time each one sees (its due time, or later).
-  let pinnedMs: number | undefined;
-  const current = (): number => pinnedMs ?? live();
-  const queue: { atMs: number; task: () => void }[] = [];
-  let running = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
+  #pinnedMs: number | undefined;
+  readonly #queue: ScheduledTask[] = [];
+  #running = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
+  #windows: WindowRunner | undefined;
+
+  constructor(initial: Date | string | number, options: MockClockOptions) {
+    const mode = options.mode ?? "manual";
+    if (mode !== "manual" && mode !== "real") {
+      throw new TypeError('The mock clock\'s mode must be "manual" or "real".');
+    }
+    const speed = options.speed ?? 1;
+    if (!Number.isFinite(speed) || speed <= 0) {
+      throw new RangeError(`The mock clock's speed must be a positive number, not ${speed}.`);
+    }
+    this.mode = mode;
+    this.#speed = speed;
+    this.#anchorMs = withinClockRange(toEpochMs(initial), "The initial time");
+  }
+
+  now(): Date {
+    return new Date(this.#current());
+  }
+
+  advance(by: number | string): Promise<MockClockAdvanceResult> {
+    // Checked before anything moves or runs: a refused advance leaves the clock as it was.
+    const target = this.#current() + parseDuration(by);
+    this.#moveTo(withinClockRange(target, `Advancing by ${JSON.stringify(by)}`));
+    return this.#window();
+  }
+
+  set(date: Date | string | number): Promise<MockClockAdvanceResult> {
+    this.#moveTo(withinClockRange(toEpochMs(date), `Setting ${JSON.stringify(String(date))}`));
+    return this.#window();
+  }
+
+  schedule(atMs: number, task: () => void): void {
+    if (!Number.isFinite(atMs)) {
+      throw new RangeError("A scheduled mock task needs a finite time in epoch milliseconds.");
+    }
+    const entry = { atMs, task };
+    // Stable insertion keeps tasks due at the same instant in scheduling order.
+    const index = this.#queue.findIndex((t) => t.atMs > atMs);
+    this.#queue.splice(index === -1 ? this.#queue.length : index, 0, entry);
+    // A new first task moves the wake-up; inside a run, the run re-arms when it ends.
+    if (!this.#running && this.#queue[0] === entry) this.#arm();
+  }
+
+  saveState(): MockClockState {
+    return { currentMs: this.#current(), queue: this.#queue.map((entry) => ({ ...entry })) };
+  }
+
+  restoreState(state: MockClockState): void {
+    if (this.#running) {
+      throw new Error("The mock clock cannot be restored from inside a scheduled task.");
+    }
+    this.#setLive(state.currentMs);
+    this.#queue.splice(0, this.#queue.length, ...state.queue.map((entry) => ({ ...entry })));
+    this.#arm();
+  }
+
+  runWindowsWith(runner: WindowRunner): void {
+    this.#windows = runner;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #window(): Promise<MockClockAdvanceResult> {
+    const made = (await this.#windows?.()) ?? { attempted: 0, succeeded: 0, failed: [] };
+    return { now: this.now(), ...made };
+  }
+
+  #live(): number {
+    return this.mode === "manual"
+      ? this.#anchorMs
+      : this.#anchorMs + (performance.now() - this.#anchorRealMs) * this.#speed;
+  }
+
+  #setLive(ms: number): void {
+    this.#anchorMs = ms;
+    this.#anchorRealMs = performance.now();
+  }
+
+  #current(): number {
+    return this.#pinnedMs ?? this.#live();
+  }
+
+  #moveTo(targetMs: number): void {
+    if (this.#running) {
+      throw new Error("The mock clock cannot be moved from inside a scheduled task.");
+    }
+    if (targetMs < this.#live()) {
+      this.#setLive(targetMs);
+      this.#arm();
+      return;
+    }
+    this.#runDue(targetMs);
+  }
 
   // Tasks see the clock at their own due time (never earlier than it was),
-  // so a delivery scheduled for "in 5 minutes" stamps itself with that time
-  // even when the test advanced by an hour.
-  function runDue(targetMs: number): void {
+  // so a state change due "in 5 minutes" stamps itself with that time even
+  // when the test advanced by an hour.
+  #runDue(targetMs: number): void {
     const errors: unknown[] = [];
-    running = true;
-    let seenMs = current();
+    this.#running = true;
+    let seenMs = this.#current();
     try {
-      for (let next = queue[0]; next !== undefined && next.atMs <= targetMs; next = queue[0]) {
-        queue.shift();
+      for (let next = this.#queue[0]; next !== undefined && next.atMs <= targetMs; ) {
+        this.#queue.shift();
         seenMs = Math.max(seenMs, next.atMs);
-        pinnedMs = seenMs;
+        this.#pinnedMs = seenMs;
         try {
           next.task();
         } catch (error) {
           errors.push(error);
         }
+        next = this.#queue[0];
       }
     } finally {
-      running = false;
-      pinnedMs = undefined;
+      this.#running = false;
+      this.#pinnedMs = undefined;
     }
-    setLive(Math.max(targetMs, live()));
-    arm();
+    this.#setLive(Math.max(targetMs, this.#live()));
+    this.#arm();
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) throw new AggregateError(errors, "Several scheduled mock tasks failed.");
   }
 
-  function moveTo(targetMs: number): void {
-    if (running) {
-      throw new Error("The mock clock cannot be moved from inside a scheduled task.");
-    }
-    if (targetMs < live()) {
-      setLive(targetMs);
-      arm();
-      return;
-    }
-    runDue(targetMs);
-  }
-
   // A real clock wakes when its first task falls due; nothing keeps the process alive for it.
-  function arm(): void {
-    if (mode === "manual" || stopped) return;
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    const first = queue[0];
+  #arm(): void {
+    if (this.mode === "manual" || this.#stopped) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const first = this.#queue[0];
     if (first === undefined) return;
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil((first.atMs - live()) / speed)));
-    timer = setTimeout(() => {
-      timer = undefined;
-      try {
-        runDue(live());
-      } catch (error) {
-        // Nobody called: a failing task is reported, and the clock keeps going.
-        console.error("medrecords mock: a scheduled task failed:", error);
-      }
-    }, delay);
-    timer.unref?.();
+    const delay = Math.min(
+      MAX_TIMER_MS,
+      Math.max(0, Math.ceil((first.atMs - this.#live()) / this.#speed)),
+    );
+    this.#timer = setTimeout(() => this.#wake(), delay);
+    this.#timer.unref?.();
   }
 
-  const clock: RestorableMockClock = {
-    mode,
-    now: () => new Date(current()),
-    advance(by) {
-      // Checked before anything moves or runs: a refused advance leaves the clock as it was.
-      moveTo(withinClockRange(current() + parseDuration(by), `Advancing by ${JSON.stringify(by)}`));
-      return new Date(current());
-    },
-    set(date) {
-      moveTo(withinClockRange(toEpochMs(date), `Setting ${JSON.stringify(String(date))}`));
-    },
-    schedule(atMs, task) {
-      if (!Number.isFinite(atMs)) {
-        throw new RangeError("A scheduled mock task needs a finite time in epoch milliseconds.");
-      }
-      const entry = { atMs, task };
-      // Stable insertion keeps tasks due at the same instant in scheduling order.
-      const index = queue.findIndex((t) => t.atMs > atMs);
-      queue.splice(index === -1 ? queue.length : index, 0, entry);
-      // A new first task moves the wake-up; inside a run, the run re-arms when it ends.
-      if (!running && queue[0] === entry) arm();
-    },
-    saveState: () => ({ currentMs: current(), queue: queue.map((entry) => ({ ...entry })) }),
-    restoreState(state) {
-      if (running)
-        throw new Error("The mock clock cannot be restored from inside a scheduled task.");
-      setLive(state.currentMs);
-      queue.splice(0, queue.length, ...state.queue.map((entry) => ({ ...entry })));
-      arm();
-    },
-  };
-  stoppers.set(clock, () => {
-    stopped = true;
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-  });
-  return clock;
+  #wake(): void {
+    this.#timer = undefined;
+    try {
+      this.#runDue(this.#live());
+    } catch (error) {
+      // Nobody called: a failing task is reported, and the clock keeps going.
+      console.error("medrecords mock: a scheduled task failed:", error);
+    }
+  }
 }

@@ -11,6 +11,7 @@
  */
 import * as z from "zod";
 import { SCOPES } from "../schemas/scopes.js";
+import type { MockClockAdvanceResult } from "./clock.js";
 import type { MockFaultOptions } from "./fault-options.js";
 import { apiErrorReply, json, readText } from "./handlers/shared.js";
 import { MockApiError, notFound, validationError } from "./http-error.js";
@@ -86,6 +87,11 @@ export const CONTROL_ENDPOINTS = [
   "GET    /__mock/ui",
 ] as const;
 
+/** An advance's result as JSON: the time as an ISO string. */
+function windowJson(result: MockClockAdvanceResult) {
+  return { ...result, now: result.now.toISOString() };
+}
+
 /** Snapshots the control API holds at once; `DELETE /__mock/snapshots/{id}` frees a place. */
 export const CONTROL_SNAPSHOTS_MAX = 100;
 
@@ -112,14 +118,13 @@ export function createControlApi(
     return json(201, { api_key, scopes: scopes ?? SCOPES });
   });
   route("GET", "/clock", () => json(200, now()));
-  route("POST", "/clock/advance", async ({ request }) => {
-    service.clock.advance((await readJson(request, AdvanceInput)).by);
-    return json(200, now());
-  });
-  route("POST", "/clock/set", async ({ request }) => {
-    service.clock.set((await readJson(request, SetClockInput)).now);
-    return json(200, now());
-  });
+  // Answered once the window's deliveries were made, with what they came to.
+  route("POST", "/clock/advance", async ({ request }) =>
+    json(200, windowJson(await service.clock.advance((await readJson(request, AdvanceInput)).by))),
+  );
+  route("POST", "/clock/set", async ({ request }) =>
+    json(200, windowJson(await service.clock.set((await readJson(request, SetClockInput)).now))),
+  );
   route("POST", "/retrieval-requests/:id/status", async ({ request, params }) =>
     json(200, rr.setStatus(id(params), await readJson(request, checkedBy<StatusInput>()))),
   );

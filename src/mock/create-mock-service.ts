@@ -1,4 +1,4 @@
-import { http } from "msw";
+import { loadMsw } from "./load-msw.js";
 import {
   createMockServiceCore,
   type InternalMockServiceOptions,
@@ -20,16 +20,27 @@ export function createMockService(options: MockServiceOptions = {}): MockService
   return createMockServiceInternal(options, {});
 }
 
-// msw is imported here only: the CLI bundle, which never builds MSW handlers, runs without it
-// installed. Importing medrecords/mock (this entry) still loads msw.
+/**
+ * The service, with `handlers` built on first read: msw is loaded then
+ * (load-msw.ts), so a project that never reads them needs no msw.
+ */
 export function createMockServiceInternal(
   options: MockServiceOptions,
   internal: InternalMockServiceOptions,
 ): MockService {
   const core = createMockServiceCore(options, internal);
-  const handlers = [
-    http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
-    http.all(`${core.storageUrl}/*`, ({ request }) => core.handle(request)),
-  ];
-  return Object.assign(core, { handlers });
+  let handlers: MockService["handlers"] | undefined;
+  return Object.defineProperty(core, "handlers", {
+    enumerable: true,
+    get() {
+      if (handlers === undefined) {
+        const { http } = loadMsw();
+        handlers = [
+          http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
+          http.all(`${core.storageUrl}/*`, ({ request }) => core.handle(request)),
+        ];
+      }
+      return handlers;
+    },
+  }) as MockService;
 }

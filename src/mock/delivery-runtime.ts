@@ -6,7 +6,9 @@
  * model/delivery.ts.
  */
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
+import type { MockClock } from "./clock.js";
 import type { DeliveryFaults } from "./delivery-faults.js";
+import { DeliveryQueue } from "./delivery-queue.js";
 
 /** `fetch` POSTs for real (MSW or a live receiver gets it); `inbox` only records the request. */
 export type DeliveryMode = "fetch" | "inbox";
@@ -41,6 +43,10 @@ export interface FailedDeliveryAttempt {
   event_id: string;
   /** That event's `type`. */
   event_type: string;
+  /** Which of the event's attempts it was: 1 to 5 (1 for a test or a redelivery). */
+  attempt: number;
+  /** When it was made, on the service's clock (the delivery record's `created_at`). */
+  attempted_at: string;
   /** The receiver's HTTP status; null when no response came. */
   status_code: number | null;
   /**
@@ -49,6 +55,15 @@ export interface FailedDeliveryAttempt {
    * `not sent: <reason>`, or `handler threw: <message>` (`deliverTo`).
    */
   error: string;
+  /**
+   * The receiver's own code for the refusal: the `error` (or `error.code`)
+   * of a JSON answer when it is one short word (what createWebhookHandler
+   * answers); null otherwise. No other part of the answer is kept.
+   * @example "invalid_webhook"
+   */
+  receiver_error: string | null;
+  /** The likely cause in words, and what to do about it. */
+  hint: string;
 }
 
 /**
@@ -94,6 +109,8 @@ export interface DeliveryRuntime {
    * project's tests can stand a loopback receiver in for a public host.
    */
   readonly publicForTesting: ReadonlySet<string>;
+  /** Attempts waiting for their time, made one after another in time order. */
+  readonly queue: DeliveryQueue;
 }
 
 export function createDeliveryRuntime(options: {
@@ -103,24 +120,49 @@ export function createDeliveryRuntime(options: {
   timeoutMs?: number | undefined;
   faults?: DeliveryFaults | undefined;
   publicForTesting?: readonly string[] | undefined;
+  clock: Pick<MockClock, "now" | "schedule">;
 }): DeliveryRuntime {
   const mode = options.mode ?? "fetch";
   if (mode !== "fetch" && mode !== "inbox") {
     throw new TypeError('createMockService: delivery must be "fetch" or "inbox".');
   }
   checkDeliveryTarget(options.deliverTo, mode, "createMockService: deliverTo");
+  const inflight = new Set<Promise<unknown>>();
+  const queue = new DeliveryQueue(
+    options.clock,
+    (work) => {
+      trackIn(inflight, work);
+    },
+    () => options.faults?.release(),
+  );
   return {
     mode,
     fetch: options.fetch,
     deliverTo: options.deliverTo,
     finished: { attempted: 0, succeeded: 0, failed: [] },
     timeoutMs: options.timeoutMs ?? WEBHOOK_DELIVERY_TIMEOUT_MS,
-    inflight: new Set(),
+    inflight,
     inbox: [],
     signing: Promise.resolve(),
     faults: options.faults,
     publicForTesting: new Set(options.publicForTesting ?? []),
+    queue,
   };
+}
+
+/** Counts one finished attempt for `flush()` and for every window open. */
+export function countAttempt(
+  runtime: DeliveryRuntime,
+  failure: FailedDeliveryAttempt | undefined,
+): void {
+  const { finished } = runtime;
+  finished.attempted += 1;
+  if (failure === undefined) finished.succeeded += 1;
+  else {
+    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
+    finished.failed.push(failure);
+  }
+  runtime.queue.count(failure);
 }
 
 /** Refuses a `deliverTo` that is not a function, or one beside `delivery: "inbox"` (which sends nothing). */
@@ -160,8 +202,12 @@ export async function flushDeliveries(runtime: DeliveryRuntime): Promise<Deliver
 
 /** Registers work with `flush()` and returns it unchanged. */
 export function track<T>(runtime: DeliveryRuntime, work: Promise<T>): Promise<T> {
-  runtime.inflight.add(work);
-  const done = () => runtime.inflight.delete(work);
+  return trackIn(runtime.inflight, work);
+}
+
+function trackIn<T>(inflight: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
+  inflight.add(work);
+  const done = () => inflight.delete(work);
   work.then(done, done);
   return work;
 }

@@ -1,12 +1,13 @@
 /**
  * `medrecords/mock`: the stateful reference server for tests, in process
  * (`createMockService`, through MSW or its own `fetch`) or over HTTP
- * (`startMockServer`). Needs `msw` only for `handlers`.
+ * (`startMockServer`). Needs `msw` only for `handlers`, loaded when they are
+ * first read.
  *
  * @module medrecords/mock
  */
 export type { MockAutopilotOptions } from "./autopilot.js";
-export type { MockClock, MockClockMode } from "./clock.js";
+export type { MockClock, MockClockAdvanceResult, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {
   DeliveryFlushResult,

@@ -64,6 +64,15 @@ export function inspectorView(service: MockServiceCore): InspectorView {
       is_enabled: webhook.is_enabled,
       events: [...webhook.events],
       consecutive_failures: webhook.consecutive_failures,
+      auto_disabled_at: webhook.auto_disabled_at,
+      last_failure:
+        webhook.last_failure === null
+          ? null
+          : {
+              at: webhook.last_failure.at,
+              status_code: webhook.last_failure.status_code,
+              error: webhook.last_failure.error,
+            },
       attempts: attemptsOf(ctx, webhook.id),
     })),
     requests: journal

@@ -93,7 +93,7 @@ export interface MockServiceOptions {
    * after 5 s, retried and recorded as over the network; the handler's
    * answer is the receiver's. Not with `delivery: "inbox"`.
    * @default undefined (deliveries are POSTed with `fetch`)
-   * @example createMockService({ deliverTo: createWebhookHandler({ secret, on, now: () => mock.clock.now().getTime() }) })
+   * @example createMockService({ deliverTo: createWebhookHandler({ secret, on }) })
    */
   deliverTo?: (request: Request) => Response | Promise<Response>;
   /**
@@ -130,11 +130,12 @@ export interface InternalMockServiceOptions {
 /** `mock.deliveries`: the webhook deliveries the service sends. */
 export interface MockDeliveries {
   /**
-   * Awaits every delivery attempt in flight (attempts due now); call it
-   * before advancing the clock. Resolves to what the attempts finished since
-   * the previous `flush()` came to: `{ attempted, succeeded, failed }`, each
-   * failure as `{ webhook_id, event_id, event_type, status_code, error }`
-   * (never a body).
+   * Awaits every delivery attempt in flight (attempts due now, such as those
+   * an API call set off; `await clock.advance()` awaits a window's itself).
+   * Resolves to what the attempts finished since the previous `flush()`
+   * came to: `{ attempted, succeeded, failed }`, each failure as `{
+   * webhook_id, event_id, event_type, attempt, attempted_at, status_code,
+   * error, receiver_error, hint }` (never a body).
    * @example const { failed } = await mock.deliveries.flush(); expect(failed).toEqual([]);
    */
   flush(): Promise<DeliveryFlushResult>;
@@ -169,7 +170,11 @@ export interface MockServiceCore {
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
   /** Mints API keys, with every scope or chosen ones. */
   readonly apiKeys: MockApiKeys;
-  /** The service's clock: expiries, delivery retries and retention move only when you advance it. */
+  /**
+   * The service's clock: expiries, delivery retries and retention move only
+   * when you advance it; `await clock.advance(by)` also makes the window's
+   * deliveries, in time order.
+   */
   readonly clock: MockClock;
   /** Webhook deliveries: wait for those in flight, or read the inbox. */
   readonly deliveries: MockDeliveries;
@@ -279,9 +284,11 @@ export function createMockServiceCore(
       timeoutMs: internal.deliveryTimeoutMs,
       faults: faults.delivery,
       publicForTesting: internal.publicAddressesForTesting,
+      clock,
     }),
     state: createState(),
   };
+  clock.runWindowsWith(() => ctx.delivery.queue.runWindow());
   if (options.autopilot) {
     ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
   }

@@ -9,6 +9,7 @@
  */
 import { MedRecords } from "../client.js";
 import type { ClientOptions } from "../core/options.js";
+import type { MockClockAdvanceResult } from "../mock/clock.js";
 import type { DeliveryTarget } from "../mock/delivery-runtime.js";
 import type { MockServer } from "../mock/http-server.js";
 import type { Scope } from "../mock/model/api-keys.js";
@@ -75,12 +76,22 @@ export interface MockTestHandle {
   /** The API's base URL, for the client's `baseUrl`. */
   readonly baseUrl: string;
   /**
-   * The mock's clock, in epoch ms: the service's "now" for any `now` option,
-   * so that a receiver follows the mock when a test advances it. Pass the
-   * function where a function is taken, its value where a value is.
-   * @example createWebhookHandler({ secret, on, now: t.now }); verifyWebhook({ payload, headers, secret, now: t.now() })
+   * The service's time, in epoch ms (the mock's clock), to read what the
+   * service thinks "now" is: a retrieval request's `created_at`, a poller's
+   * window. Not for a webhook receiver's `now`: the mock signs deliveries
+   * with this machine's clock, which a receiver reads by default.
+   * @example expect(Date.parse(request.created_at)).toBe(t.now())
    */
   readonly now: () => number;
+  /**
+   * Moves the mock's clock by `by` ("90s", "13h", "3d" or milliseconds), as
+   * `mock.clock.advance(by)`: at once, the state changes due on the way run;
+   * awaited, every webhook delivery due in the window (retries included) has
+   * been made in time order, each awaited before the next. Resolves to `{
+   * now, attempted, succeeded, failed }` for the attempts of the window.
+   * @example const { failed } = await t.advance("13h"); expect(failed).toEqual([]);
+   */
+  advance(by: number | string): Promise<MockClockAdvanceResult>;
   /**
    * A `MedRecords` client for the mock: its `baseUrl`, `apiKey` and
    * transport (the mock itself under MSW, loopback HTTP otherwise), unless
@@ -93,7 +104,7 @@ export interface MockTestHandle {
    * `createWebhookHandler` returns), whatever the webhook's URL: no network,
    * no MSW passthrough. Holds for the rest of the file (restores keep it);
    * callable before the mock started.
-   * @example t.deliverTo(createWebhookHandler({ secret, on, dedupe, now: t.now }))
+   * @example t.deliverTo(createWebhookHandler({ secret, on, dedupe }))
    */
   deliverTo(handler: DeliveryTarget): void;
   /** Brings the baseline back now (done after each test anyway). */
@@ -200,6 +211,7 @@ export function useMockService(options: UseMockServiceOptions = {}): MockTestHan
       return get().mock.baseUrl;
     },
     now: () => get().mock.clock.now().getTime(),
+    advance: (by) => get().mock.clock.advance(by),
     client(options = {}) {
       const { mock, apiKey } = get();
       return new MedRecords({

@@ -100,16 +100,26 @@ export function payloadNotRawError(payload: unknown): WebhookVerificationError {
 export function toleranceError(
   skewSeconds: number,
   toleranceSeconds: number,
+  nowOption: { machineSkewSeconds: number } | undefined,
 ): WebhookVerificationError {
   const direction =
     skewSeconds > 0 ? `${skewSeconds} s in the past` : `${-skewSeconds} s in the future`;
+  // The sender signs with the real time (the reference server too, whatever its clock says).
+  const signsReal = "The mock signs with the real time, whatever its clock says";
+  if (nowOption !== undefined && Math.abs(nowOption.machineSkewSeconds) <= toleranceSeconds) {
+    return new WebhookVerificationError(
+      "timestamp_out_of_tolerance",
+      `X-Service-Timestamp is ${direction} relative to the \`now\` option (tolerance ${toleranceSeconds} s) but agrees with this machine's clock: remove the \`now\` option.`,
+      { skewSeconds, header: "x-service-timestamp", hints: [`${signsReal}.`] },
+    );
+  }
   const hints = [
     skewSeconds > 0
       ? "If every delivery fails this way, the receiver's clock is ahead (check NTP); otherwise the delivery was held in a queue or replayed."
       : "The receiver's clock is behind the service's: check NTP on this host.",
-    // A test that moved a mock's clock on (or back) on purpose: the receiver must read that clock.
-    "If the sender's clock was moved on purpose (a mock service whose clock a test advanced or set), pass `now` from that clock: createWebhookHandler({ now: () => mock.clock.now().getTime() }), or `now: t.now` from useMockService(); verifyWebhook({ now: mock.clock.now() }).",
   ];
+  if (nowOption !== undefined)
+    hints.push(`If \`now\` follows a mock's clock, remove it: ${signsReal}.`);
   return new WebhookVerificationError(
     "timestamp_out_of_tolerance",
     `X-Service-Timestamp is ${direction} relative to this receiver's clock (tolerance ${toleranceSeconds} s).`,

@@ -110,7 +110,10 @@ export interface WebhookHandlerOptions {
    */
   logErrorDetails?: boolean;
   /**
-   * Clock for verification, in epoch milliseconds; for tests.
+   * Clock for verification, in epoch milliseconds: only to check a signature
+   * made at another time (a recorded delivery). Not for the reference
+   * server: it signs with this machine's clock whatever its own clock says,
+   * so a receiver given the mock's clock refuses its deliveries.
    * @default Date.now
    */
   now?: () => number;
@@ -166,7 +169,7 @@ export function createWebhookHandler(
   }
   const dedupe = options.dedupe ?? memoryDedupeStore();
   const ttlSeconds = options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
-  const now = options.now ?? Date.now;
+  const now = options.now;
   const report = (error: unknown, context: WebhookErrorContext) => {
     try {
       if (options.onError) options.onError(error, context);
@@ -190,7 +193,8 @@ export function createWebhookHandler(
     try {
       // Headers first: an unsigned or stale request is refused unread, so
       // that a large one costs the receiver nothing.
-      const checked = checkDeliveryHeaders(request.headers, toleranceSeconds, now());
+      // undefined without the option: the check reads this machine's clock and knows no `now` was given.
+      const checked = checkDeliveryHeaders(request.headers, toleranceSeconds, now?.());
       if (declaredLengthExceeds(request.headers.get("content-length"), maxBodyBytes)) {
         throw new BodyTooLargeError(maxBodyBytes);
       }

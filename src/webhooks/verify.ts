@@ -39,7 +39,10 @@ export interface VerifyWebhookOptions {
    */
   toleranceSeconds?: number;
   /**
-   * The receiver's clock, as a `Date` or epoch milliseconds; for tests.
+   * The receiver's clock, as a `Date` or epoch milliseconds: only to check a
+   * signature made at another time (a recorded delivery). The service and
+   * the reference server sign with the real time, so a live delivery needs
+   * no `now`, not even after a test moved the mock's clock.
    * @default Date.now()
    */
   now?: Date | number;
@@ -130,7 +133,14 @@ export function checkDeliveryHeaders(
 
   const nowSeconds = Math.floor(nowMs(now) / 1000);
   const skewSeconds = nowSeconds - Number(timestamp);
-  if (Math.abs(skewSeconds) > toleranceSeconds) throw toleranceError(skewSeconds, toleranceSeconds);
+  if (Math.abs(skewSeconds) > toleranceSeconds) {
+    // Given a `now`, say whether this machine's clock would have taken the delivery.
+    const nowOption =
+      now === undefined
+        ? undefined
+        : { machineSkewSeconds: Math.floor(Date.now() / 1000) - Number(timestamp) };
+    throw toleranceError(skewSeconds, toleranceSeconds, nowOption);
+  }
   return { timestamp, signatures, eventId, eventType };
 }
 

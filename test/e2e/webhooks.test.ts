@@ -328,7 +328,6 @@ describe("full loop: the reference server delivers to a receiver built with medr
     listener = toNodeListener(
       createWebhookHandler({
         secret: hook.secret,
-        now: () => live.clock.now().getTime(),
         onError: (_, { stage }) => failures.push(stage),
         on: {
           "retrieval_request.status_changed": (event) => {

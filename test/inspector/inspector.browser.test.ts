@@ -239,6 +239,12 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
     await eventually(() => request.getByRole("button", { name: "Complete" }).isDisabled()).toBe(
       true,
     );
+    // Records still arrive after a request closes, as the API accepts them: the button stays.
+    await request.getByRole("button", { name: "Release records" }).click();
+    await eventually(async () =>
+      (await mr.retrievalRequests.retrieve(id)).documents.map((d) => d.file_name),
+    ).toEqual(expect.arrayContaining(["records-1.pdf", "records-2.pdf"]));
+    expect((await mr.retrievalRequests.retrieve(id)).status).toBe("completed");
     expect(errors).toEqual([]);
   });
 
@@ -302,6 +308,54 @@ describe.skipIf(!HAVE_CHROMIUM)("the inspector at /__mock/ui in Chromium", () =>
 
     await server.close();
     await eventually(() => page.locator("#notice").textContent()).toContain("not answering");
+  });
+
+  it("Advance clock says what the window's deliveries came to, and each failure's cause in words: a refused signature names the receiver's clock", async () => {
+    const { server, mr, createRequest } = await setup();
+    // A receiver that refuses as createWebhookHandler does: 400 with its code, and nothing more.
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () =>
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "invalid_webhook" })),
+      );
+    });
+    const port = await listenOn(receiver);
+    onTestFinished(() => closeServer(receiver));
+    const webhook = await mr.webhooks.create({
+      name: "refusing receiver",
+      url: `http://127.0.0.1:${port}/hooks`,
+      events: [STATUS_CHANGED],
+    });
+    const id = await createRequest();
+    const { page, errors } = await open(server);
+    // Due inside the window: an event at +10 min, its retry at +11 min.
+    server.clock.schedule(Date.parse(START) + 600_000, () =>
+      server.retrievalRequests.setStatus(id, {
+        status: "processing",
+        stage: "provider_processing",
+      }),
+    );
+    await page.getByLabel("Advance by", { exact: true }).fill("15m");
+    await page.getByRole("button", { name: "Advance clock" }).click();
+    const result = page.locator("#advance-result");
+    await eventually(() => result.textContent()).toContain(
+      "2 delivery attempts in the 15m window: 0 delivered, 2 failed.",
+    );
+    const cause = await result.locator("li").first().textContent();
+    expect(cause).toContain("2 attempts: HTTP 400, the receiver answered invalid_webhook.");
+    expect(cause).toContain("this machine's clock");
+    expect(cause).toContain("remove any `now` option");
+    expect(cause).not.toMatch(/^The endpoint answered HTTP 400$/);
+    // The webhook's health as the API counts it: no event has failed all its attempts yet.
+    const health = page.locator(`article[data-webhook-id="${webhook.id}"] .health`);
+    await eventually(() => health.textContent()).toContain("consecutive_failures 0 of 5");
+    expect(await health.textContent()).toContain(
+      "last failed attempt 2026-03-01T10:11:00.000Z: HTTP 400",
+    );
+    expect((await mr.webhooks.retrieve(webhook.id)).consecutive_failures).toBe(0);
+    expect(errors).toEqual([]);
   });
 
   it("is served by medrecords mock, whose real clock the page follows by itself", async () => {

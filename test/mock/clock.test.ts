@@ -38,10 +38,19 @@ describe("mock clock", () => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it("advances by milliseconds or by a duration string and returns the new time", () => {
+  it("advances by milliseconds or by a duration string, at once, and resolves to the new time", async () => {
     const clock = createMockClock(T0);
-    expect(clock.advance(1500).getTime()).toBe(t0 + 1500);
-    expect(clock.advance("15m").getTime()).toBe(t0 + 1500 + 900_000);
+    const first = clock.advance(1500);
+    // Moved before anything is awaited: code that does not await sees the new time.
+    expect(clock.now().getTime()).toBe(t0 + 1500);
+    expect((await first).now.getTime()).toBe(t0 + 1500);
+    const second = await clock.advance("15m");
+    expect(second).toEqual({
+      now: new Date(t0 + 1500 + 900_000),
+      attempted: 0,
+      succeeded: 0,
+      failed: [],
+    });
     expect(clock.now().getTime()).toBe(t0 + 1500 + 900_000);
   });
 

@@ -37,11 +37,8 @@ describe("createMockService({ deliverTo })", () => {
     let secret = "";
     const handler = async (request: Request) => {
       seen.push(request.clone());
-      const handle = createWebhookHandler({
-        secret,
-        now: () => mock.clock.now().getTime(),
-        on: { [STATUS]: () => {} },
-      });
+      // No `now`: the mock signs with this machine's clock, whatever its own says.
+      const handle = createWebhookHandler({ secret, on: { [STATUS]: () => {} } });
       return handle(request);
     };
     const lookups: string[] = [];
@@ -68,9 +65,13 @@ describe("createMockService({ deliverTo })", () => {
       payload: await request.text(),
       headers: request.headers,
       secret,
-      now: mock.clock.now(),
     });
     expect(event.type).toBe(STATUS);
+    // Signed with this machine's time; the body keeps the service's (2 h ahead).
+    expect(
+      Math.abs(Number(request.headers.get("x-service-timestamp")) - Date.now() / 1000),
+    ).toBeLessThan(60);
+    expect(event.created_at).toBe(mock.clock.now().toISOString());
   });
 
   it("records the handler's answer as the receiver's, retries on the spec's schedule, and reports each failure", async () => {
@@ -91,8 +92,12 @@ describe("createMockService({ deliverTo })", () => {
           webhook_id: hook.id,
           event_id: expect.stringMatching(/^rr-/),
           event_type: STATUS,
+          attempt: 1,
+          attempted_at: START,
           status_code: 500,
           error: "HTTP 500",
+          receiver_error: null,
+          hint: expect.stringContaining("look at its log"),
         },
       ],
     });
@@ -111,21 +116,47 @@ describe("createMockService({ deliverTo })", () => {
     expect(await mock.deliveries.flush()).toEqual({ attempted: 0, succeeded: 0, failed: [] });
   });
 
-  it("a receiver on this machine's clock after the mock's moved 2 h: flush() says 400, the log names the fix", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  it("a receiver on this machine's clock after the mock's moved 2 h takes every delivery (no `now` needed)", async () => {
     let secret = "";
+    const seen: string[] = [];
     const mock = createMockService({
-      deliverTo: (request) => createWebhookHandler({ secret, on: { [STATUS]: () => {} } })(request),
+      deliverTo: (request) =>
+        createWebhookHandler({ secret, on: { [STATUS]: (event) => void seen.push(event.id) } })(
+          request,
+        ),
     });
     const { hook, r } = await webhookOn(mock, "https://app.example.test/webhooks");
     secret = hook.secret;
-    mock.clock.advance("2h");
+    await mock.clock.advance("2h");
+    mock.retrievalRequests.setStatus(r.id, { status: "processing", stage: "request_sent" });
+    expect(await mock.deliveries.flush()).toEqual({ attempted: 1, succeeded: 1, failed: [] });
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a receiver given the mock's clock as `now` is refused after advance: the failure names the receiver's clock, the log says remove `now`", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    let secret = "";
+    const mock = createMockService({
+      deliverTo: (request) =>
+        createWebhookHandler({
+          secret,
+          on: { [STATUS]: () => {} },
+          now: () => mock.clock.now().getTime(),
+        })(request),
+    });
+    const { hook, r } = await webhookOn(mock, "https://app.example.test/webhooks");
+    secret = hook.secret;
+    await mock.clock.advance("2h");
     mock.retrievalRequests.setStatus(r.id, { status: "processing", stage: "request_sent" });
     const { failed } = await mock.deliveries.flush();
-    expect(failed).toMatchObject([{ status_code: 400, error: "HTTP 400" }]);
+    expect(failed).toMatchObject([
+      { status_code: 400, error: "HTTP 400", receiver_error: "invalid_webhook" },
+    ]);
+    expect(failed[0]?.hint).toContain("remove any `now` option");
+    expect(failed[0]?.hint).toContain("this machine's clock");
     const line = String(errors.mock.calls[0]?.[0]);
     expect(line).toContain("timestamp_out_of_tolerance");
-    expect(line).toContain("pass `now` from that clock");
+    expect(line).toContain("remove the `now` option");
   });
 
   it("keeps the newest FLUSH_FAILURES_KEPT failures between flushes, counting every attempt", async () => {
@@ -208,6 +239,8 @@ describe("deliveries.flush() over the network", () => {
         ]),
       );
       expect(JSON.stringify(result)).not.toContain("must never be reported");
+      // Its refusal is not a JSON code, so nothing of it is kept.
+      expect(result.failed.map((f) => f.receiver_error)).toEqual([null, null]);
     } finally {
       await receiver.close();
     }

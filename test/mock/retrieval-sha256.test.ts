@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sha256HexSync as sha256Hex } from "../../src/internal/sha256.js";
+import { pureSha256, sha256HexSync as sha256Hex } from "../../src/internal/sha256.js";
 
 const reference = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -19,6 +19,16 @@ describe("sha256Hex", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => {
         expect(sha256Hex(text)).toBe(reference(text));
+      }),
+    );
+  });
+
+  it("the plain implementation it falls back to without node:crypto gives the same ids", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => {
+        const hasher = pureSha256();
+        hasher.update(new TextEncoder().encode(text));
+        expect(hasher.digestHex()).toBe(reference(text));
       }),
     );
   });

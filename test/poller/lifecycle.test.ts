@@ -164,7 +164,6 @@ describe("a dedupe store shared with the webhook handler", () => {
     const handler = createWebhookHandler({
       secret: hook.secret,
       dedupe,
-      now: () => mock.clock.now().getTime(),
       on: { [STATUS_CHANGED]: (event) => void byWebhook.push(event.id) },
     });
     const deliver = (i: number) => {
@@ -212,7 +211,6 @@ describe("a dedupe store shared with the webhook handler", () => {
     const handler = createWebhookHandler({
       secret: hook.secret,
       dedupe,
-      now: () => mock.clock.now().getTime(),
       on: { [STATUS_CHANGED]: (e) => void byWebhook.push(e.id) },
     });
     const d = mock.deliveries.inbox[0] as (typeof mock.deliveries.inbox)[number];

@@ -26,12 +26,11 @@ describeWithServers(["redis"], "a Redis dedupe store kept across mock restarts",
     let secret = "";
     const mock = createMockService({
       ...(idSeed === undefined ? {} : { idSeed }),
-      // The receiver reads the mock's clock: a run may start anywhere in time.
+      // No `now`: the mock signs with this machine's clock wherever its own clock is.
       deliverTo: (request) =>
         createWebhookHandler({
           secret,
           dedupe: redisDedupeStore({ client, prefix }),
-          now: () => mock.clock.now().getTime(),
           on: {
             "retrieval_request.documents_available": (event) => {
               processed.push(event.data.retrieval_request_id);

@@ -49,7 +49,6 @@ describe.each([
       createWebhookHandler({
         secret,
         dedupe,
-        now: t.now,
         on: {
           "retrieval_request.documents_available": (event) => {
             released.push(event.data.retrieval_request_id);

@@ -16,6 +16,11 @@ it("runs under the msw major this project expects", async () => {
   expect(pkg.default.version.split(".")[0]).toBe(process.env.MEDRECORDS_EXPECT_MSW_MAJOR ?? "3");
 });
 
+it("builds the mock's handlers with that same msw (loaded on first read of handlers)", async () => {
+  const { loadMsw } = await import("../../src/mock/load-msw.js");
+  expect(loadMsw().http).toBe((await import("msw")).http);
+});
+
 describe.each([
   ["inside MSW", { setupServer }],
   ["over HTTP", {}],

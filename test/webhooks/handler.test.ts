@@ -55,6 +55,32 @@ describe("createWebhookHandler", () => {
     expect(seen).toEqual(["rr_01J9Z POST"]);
   });
 
+  it("refuses (400) a delivery signed now when its `now` disagrees with this machine's clock, and the error says to remove `now`", async () => {
+    const errors: unknown[] = [];
+    const fn = vi.fn();
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      on: { "retrieval_request.status_changed": fn },
+      // A test kit's clock two hours ahead of this machine's, as after advance("2h").
+      now: () => Date.now() + 7_200_000,
+      onError: (error) => errors.push(error),
+    });
+    const response = await handler(delivery(statusChanged, { ts: Math.floor(Date.now() / 1000) }));
+    expect(response.status).toBe(400);
+    expect(fn).not.toHaveBeenCalled();
+    const error = errors[0] as WebhookVerificationError;
+    expect(error.reason).toBe("timestamp_out_of_tolerance");
+    expect(error.message).toContain("remove the `now` option");
+    // Without `now`, the same delivery is taken.
+    const plain = createWebhookHandler({
+      secret: SECRET,
+      on: { "retrieval_request.status_changed": fn },
+    });
+    const taken = await plain(delivery(statusChanged, { ts: Math.floor(Date.now() / 1000) }));
+    expect(taken.status).toBe(200);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
   it("acknowledges a duplicate delivery with 200 and runs the handler once", async () => {
     const fn = vi.fn();
     const { handler } = setup({ "retrieval_request.status_changed": fn });

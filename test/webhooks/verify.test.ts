@@ -169,12 +169,30 @@ describe("verifyWebhook timestamp tolerance", () => {
     expect(error.message).toContain("301 s in the future");
   });
 
-  it("names the fix for a sender whose clock was moved on purpose (pass now from it), either way", async () => {
+  it("a `now` that disagrees with this machine's clock, on a timestamp that agrees with it, is refused with: remove the `now` option", async () => {
+    const fresh = await signWebhook({ payload: body, secret: SECRET });
+    for (const offsetMs of [7_200_000, -7_200_000, 301_000]) {
+      const error = await refusal(
+        verifyWebhook({
+          payload: body,
+          headers: fresh,
+          secret: SECRET,
+          now: Date.now() + offsetMs,
+        }),
+      );
+      expect(error.reason).toBe("timestamp_out_of_tolerance");
+      expect(error.message).toContain("agrees with this machine's clock: remove the `now` option");
+      expect(error.message).not.toContain("t.now");
+    }
+  });
+
+  it("off this machine's clock too, the refusal names NTP and, with a `now`, says a mock's clock is not the one to give", async () => {
     for (const offset of [7200, -7200, 301, -301]) {
       const error = await refusal(at(offset));
-      expect(error.message).toMatch(/clock was moved on purpose/);
-      expect(error.message).toContain("pass `now` from that clock");
-      expect(error.hints.join(" ")).toContain("t.now");
+      expect(error.message).not.toContain("remove the `now` option.");
+      expect(error.hints.join(" ")).toMatch(/NTP/);
+      expect(error.hints.join(" ")).toContain("If `now` follows a mock's clock, remove it");
+      expect(error.message).not.toContain("t.now");
     }
   });
 

@@ -23,6 +23,8 @@ let caseId = "";
 // Jest's beforeAll/afterAll/afterEach are globals: useMockService finds them.
 const t = useMockService({
   allowPrivateWebhookUrls: true,
+  // Each retrieval request created through the API lives a provider's life on the mock's clock.
+  autopilot: true,
   async seed(mock, { apiKey }) {
     caseId = mock.seed.case(client).id;
     receiver = createServer();
@@ -87,4 +89,25 @@ test("the canary check catches the deliberate leak of the client's name", async 
   await t.mock.deliveries.flush();
   expect(() => capture.assertNoLeaks()).toThrow(PhiLeakError);
   expect(() => capture.assertNoLeaks()).toThrow(/FICTIONAL_CLIENTS\[1\]\.client_name/);
+});
+
+test("follows a request through its whole life with one awaited advance: the app gets its action request, and it completes", async () => {
+  const auth_form = await sdk().retrievalRequests.uploadFile({
+    file: new TextEncoder().encode("%PDF-1.4\n%%EOF\n"),
+    file_name: "authorization.pdf",
+    file_type: "application/pdf",
+  });
+  const { id } = await sdk().retrievalRequests.create({
+    case_id: caseId,
+    facility_id: "fac_mercy_general",
+    requestor: { name: "Paralegal", email: "paralegal@firm.example" },
+    auth_form,
+  });
+  // Every delivery due in the 13 hours is made in time order, and answered, before this resolves.
+  const { failed } = await t.advance("13h");
+  expect(failed).toEqual([]);
+  // The autopilot asks the firm something on the first request it runs.
+  expect(app.tasks.map((task) => task.retrieval_request_id)).toEqual([id]);
+  expect((await sdk().retrievalRequests.retrieve(id)).status).toBe("completed");
+  capture.assertNoLeaks();
 });

@@ -35,6 +35,8 @@ const t = useMockService({
   // The mock's deliveries go to the app's real receiver on loopback: let MSW pass them.
   onUnhandledRequest: "bypass",
   allowPrivateWebhookUrls: true,
+  // Each retrieval request created through the API lives a provider's life on the mock's clock.
+  autopilot: true,
   // The baseline every test starts from: a fictional client's case, and the webhook to the app.
   async seed(mock, { apiKey }) {
     caseId = mock.seed.case(client).id;
@@ -123,5 +125,26 @@ describe("the app under test", () => {
     expect(capture.logs).toHaveLength(1);
     expect(() => capture.assertNoLeaks()).toThrow(PhiLeakError);
     expect(() => capture.assertNoLeaks()).toThrow(/logs\[0\]: FICTIONAL_CLIENTS\[0\]\.client_name/);
+  });
+
+  it("follows a request through its whole life with one awaited advance: the app gets its action request, and it completes", async () => {
+    const auth_form = await sdk().retrievalRequests.uploadFile({
+      file: new TextEncoder().encode("%PDF-1.4\n%%EOF\n"),
+      file_name: "authorization.pdf",
+      file_type: "application/pdf",
+    });
+    const { id } = await sdk().retrievalRequests.create({
+      case_id: caseId,
+      facility_id: "fac_mercy_general",
+      requestor: { name: "Paralegal", email: "paralegal@firm.example" },
+      auth_form,
+    });
+    // Every delivery due in the 13 hours is made in time order, and answered, before this resolves.
+    const { failed } = await t.advance("13h");
+    expect(failed).toEqual([]);
+    // The autopilot asks the firm something on the first request it runs.
+    expect(app.tasks.map((task) => task.retrieval_request_id)).toEqual([id]);
+    expect((await sdk().retrievalRequests.retrieve(id)).status).toBe("completed");
+    capture.assertNoLeaks();
   });
 });

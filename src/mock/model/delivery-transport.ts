@@ -16,6 +16,9 @@ import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { addressesReason, type LookupHost, unresolvableReason } from "./webhook-urls.js";
 
+/** Bytes of a refusal's answer kept (the engine reads the receiver's error code from them). */
+const REFUSAL_BYTES = 1024;
+
 /** The host of a delivery's URL failed the private-address rule at connection time. */
 export class HostRefusedError extends Error {
   override name = "HostRefusedError";
@@ -83,8 +86,8 @@ export function checkedLookup(
 
 /**
  * A `fetch` for delivery POSTs (a string body, no redirects followed) over
- * node:http(s) with `lookup`. The answer's body is discarded: the engine
- * never reads it.
+ * node:http(s) with `lookup`. A 2xx or 3xx answer's body is discarded; of
+ * a refusal, the first bytes are kept, for the receiver's error code.
  */
 export function pinnedFetch(
   node: { http: NodeHttp; https: typeof import("node:https") },
@@ -112,13 +115,32 @@ export function pinnedFetch(
           ...(signal ? { signal } : {}),
         },
         (response) => {
-          response.resume();
           const status = response.statusCode ?? 0;
           if (status < 200 || status > 599) {
+            response.resume();
             reject(new TypeError(`fetch failed: invalid HTTP status ${status}`));
             return;
           }
-          resolve(new Response(null, { status }));
+          if (status < 400) {
+            response.resume();
+            resolve(new Response(null, { status }));
+            return;
+          }
+          // A refusal's first bytes, for the receiver's error code; the rest is dropped.
+          const chunks: Buffer[] = [];
+          let length = 0;
+          const done = () => {
+            response.removeAllListeners("data");
+            response.resume();
+            resolve(new Response(Buffer.concat(chunks).subarray(0, REFUSAL_BYTES), { status }));
+          };
+          response.on("data", (chunk: Buffer) => {
+            chunks.push(chunk);
+            length += chunk.length;
+            if (length >= REFUSAL_BYTES) done();
+          });
+          response.once("end", done);
+          response.once("error", done);
         },
       );
       request.on("error", (error) => {

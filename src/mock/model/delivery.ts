@@ -1,26 +1,26 @@
 /**
  * The delivery engine (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
- * with the webhook secret and the mock clock's time, POSTs it with a
+ * with the webhook secret and this machine's clock, POSTs it with a
  * WEBHOOK_DELIVERY_TIMEOUT_MS timeout and no redirects, records it (this
  * module owns the delivery history) and notes the webhook's health. Which
  * webhooks get an event, its retries and the failure count that disables a
  * webhook are webhook-dispatch.ts's.
  *
- * Attempts run on the real event loop (a real receiver answers in real time)
- * while retries wait on the mock clock, so tests call `deliveries.flush()`
- * before advancing the clock: a retry is scheduled only once its failed
- * attempt has finished. What outlives a reset (the transport, the inbox, the
- * attempts in flight) is the delivery runtime's (../delivery-runtime.ts).
+ * An attempt is recorded at its instant of the service's clock (bodies keep
+ * the service's time too), but signed with this machine's clock when it is
+ * sent, as the service signs the deliveries of its test clocks: a receiver
+ * checks the timestamp against its own clock and needs no `now` (DESIGN
+ * 12.1). Attempts wait for their instant in the delivery queue
+ * (../delivery-queue.ts), which makes them one after another in time order.
+ * What outlives a reset (the transport, the inbox, the queue, the attempts
+ * in flight) is the delivery runtime's (../delivery-runtime.ts).
  */
 import { causeCode } from "../../internal/cause-code.js";
 import { discardBody } from "../../internal/discard-body.js";
 import type { Webhook, WebhookDelivery } from "../../schemas/webhooks.js";
-import { signWebhook } from "../../webhooks/sign.js";
-import {
-  type DeliveryRuntime,
-  type DeliveryTarget,
-  FLUSH_FAILURES_KEPT,
-} from "../delivery-runtime.js";
+import { countAttempt, type DeliveryRuntime, type DeliveryTarget } from "../delivery-runtime.js";
+import { failureHint, readReceiverError } from "./delivery-failure.js";
+import { signAttempt } from "./delivery-signing.js";
 import {
   checkedLookup,
   HostRefusedError,
@@ -34,7 +34,6 @@ import {
   type MockState,
   type ModelContext,
   nextSequence,
-  nowMs,
   type Stored,
 } from "./state.js";
 import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
@@ -63,7 +62,7 @@ export function toOutgoing(
 }
 
 export interface AttemptOutcome {
-  /** Mock-clock time of sending, also the signed timestamp. */
+  /** The attempt's instant on the service's clock: its record's `created_at`. */
   sentAtMs: number;
   /** Place in list order, taken when the attempt was made (not when its answer came). */
   seq: number;
@@ -75,64 +74,56 @@ export interface AttemptOutcome {
   duration_ms: number;
   /** The short cause `flush()` reports for a failure (`HTTP 500`, `timeout`, ...); null on success. */
   cause: string | null;
+  /** The receiver's own word on a refusal (its JSON `error`, or short text); null otherwise. */
+  receiverError?: string | null;
 }
 
 type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
 /**
- * One attempt to the webhook's current URL, signed afresh. Never throws: a
- * failure is an outcome. The endpoint's body is never read or reported.
+ * One attempt to the webhook's current URL, made at `atMs` of the service's
+ * clock and signed afresh with this machine's. Never throws: a failure is an
+ * outcome. Of a refusal's answer, only its first bytes are read, for the
+ * receiver's error code.
  */
 export async function sendAttempt(
   ctx: ModelContext,
   webhook: DeliveryWebhook,
   event: OutgoingEvent,
   attempt: number,
+  atMs: number,
 ): Promise<AttemptOutcome> {
   const runtime = ctx.delivery;
-  const sentAtMs = nowMs(ctx);
+  const sentAtMs = atMs;
   const seq = nextSequence(ctx.state);
   const id = ctx.ids.base62("delivery", "whdel_", 24);
   const url = webhook.value.url;
   const inbox = runtime.mode === "inbox";
-  const turn = runtime.signing.then(async () => {
-    const signed = await signWebhook({
-      payload: event.body,
-      secret: webhook.secret,
-      timestamp: Math.floor((runtime.faults?.signedAtMs(sentAtMs) ?? sentAtMs) / 1000),
-    });
-    const headers = { "content-type": "application/json", ...signed };
-    // Recorded inside the queue's turn, so the inbox keeps the order attempts were made in.
-    if (inbox) {
-      runtime.inbox.push({
-        url,
-        headers,
-        body: event.body,
-        webhookId: webhook.value.id,
-        eventId: event.id,
-        attempt,
-      });
-    }
-    return headers;
+  const signed = signAttempt(runtime, webhook.secret, event, (headers) => {
+    if (!inbox) return;
+    const webhookId = webhook.value.id;
+    runtime.inbox.push({ url, headers, body: event.body, webhookId, eventId: event.id, attempt });
   });
-  runtime.signing = turn.catch(() => undefined);
-  const headers = await turn;
+  const headers = signed instanceof Promise ? await signed : signed;
   const result: Result = inbox
     ? { success: true, status_code: 200, error: null, duration_ms: 0, cause: null }
     : await deliver(ctx, url, headers, event.body);
-  const { finished } = runtime;
-  finished.attempted += 1;
-  if (result.success) finished.succeeded += 1;
-  else {
-    if (finished.failed.length >= FLUSH_FAILURES_KEPT) finished.failed.shift();
-    finished.failed.push({
-      webhook_id: webhook.value.id,
-      event_id: event.id,
-      event_type: event.type,
-      status_code: result.status_code,
-      error: result.cause ?? "failed",
-    });
-  }
+  countAttempt(
+    runtime,
+    result.success
+      ? undefined
+      : {
+          webhook_id: webhook.value.id,
+          event_id: event.id,
+          event_type: event.type,
+          attempt,
+          attempted_at: new Date(sentAtMs).toISOString(),
+          status_code: result.status_code,
+          error: result.cause ?? "failed",
+          receiver_error: result.receiverError ?? null,
+          hint: failureHint(result),
+        },
+  );
   return { sentAtMs, seq, id, ...result };
 }
 
@@ -141,23 +132,38 @@ class HandlerThrew {
   constructor(readonly error: unknown) {}
 }
 
-/** A delivery handed to `deliverTo` in-process, as the network would bring it. */
+/**
+ * A delivery handed to `deliverTo` in-process, as the network would bring it.
+ * The 5-second bound holds in-process too: a handler that has not answered
+ * by then is a timeout. A plain timer, cleared on the answer, keeps an
+ * attempt cheap: a Request given an abort signal, or `AbortSignal.timeout`,
+ * costs more than a fast handler takes, so the request carries none.
+ */
 function deliverInProcess(
   target: DeliveryTarget,
   url: string,
-  init: RequestInit & { signal: AbortSignal },
+  init: RequestInit,
+  timeoutMs: number,
 ): Promise<Response> {
   const request = new Request(url, init);
-  const answer = Promise.resolve()
-    .then(() => target(request))
-    .catch((error: unknown) => {
-      throw new HandlerThrew(error);
-    });
-  // The 5-second bound holds in-process too: a handler that never answers is a timeout.
-  const timeout = new Promise<never>((_, reject) => {
-    init.signal.addEventListener("abort", () => reject(init.signal.reason), { once: true });
+  return new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new DOMException(`No answer within ${timeoutMs} ms`, "TimeoutError")),
+      timeoutMs,
+    );
+    Promise.resolve()
+      .then(() => target(request))
+      .then(
+        (response) => {
+          clearTimeout(timer);
+          resolve(response);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(new HandlerThrew(error));
+        },
+      );
   });
-  return Promise.race([answer, timeout]);
 }
 
 /**
@@ -182,8 +188,15 @@ async function deliver(
     return post(runtime, url, headers, body, runtime.fetch ?? globalFetch);
   }
   const publicForTesting = runtime.publicForTesting;
+  if (runtime.deliverTo !== undefined) {
+    // In-process: only an address or a localhost name in the URL is refused; no name is looked up.
+    const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
+    return refused === undefined
+      ? post(runtime, url, headers, body, globalFetch)
+      : notSent(refused);
+  }
   const { host, literal } = webhookHost(url);
-  const ownTransport = !literal && runtime.fetch === undefined && runtime.deliverTo === undefined;
+  const ownTransport = !literal && runtime.fetch === undefined;
   const node = ownTransport ? await nodeHttpModules() : undefined;
   if (node === undefined) {
     const refused = await nonPublicHostReason(ctx, url, { publicForTesting });
@@ -218,19 +231,16 @@ async function post(
   const elapsed = () => Math.round(performance.now() - started);
   const target = runtime.deliverTo;
   try {
-    const init = {
-      method: "POST",
-      headers,
-      body,
-      redirect: "manual" as const,
-      signal: AbortSignal.timeout(runtime.timeoutMs),
-    };
+    const init = { method: "POST", headers, body, redirect: "manual" as const };
     const response = await (target === undefined
-      ? send(url, init)
-      : deliverInProcess(target, url, init));
+      ? send(url, { ...init, signal: AbortSignal.timeout(runtime.timeoutMs) })
+      : deliverInProcess(target, url, init, runtime.timeoutMs));
     const duration_ms = elapsed();
-    discardBody(response);
     const { status } = response;
+    let receiverError: string | null = null;
+    if (status >= 400) receiverError = await readReceiverError(response);
+    // An in-process answer holds no connection: nothing to let go of.
+    else if (target === undefined) discardBody(response);
     if (response.type === "opaqueredirect" || (status >= 300 && status < 400)) {
       const code = status >= 300 ? status : null;
       return {
@@ -247,9 +257,11 @@ async function post(
     return {
       success: false,
       status_code: status,
+      // The record never carries the body (spec): the receiver's word goes to flush() and advance() only.
       error: `The endpoint answered HTTP ${status}`,
       duration_ms,
       cause: `HTTP ${status}`,
+      receiverError,
     };
   } catch (error) {
     if (error instanceof HostRefusedError) return notSent(error.reason);

@@ -182,7 +182,7 @@ export async function testWebhook(
     created_at: new Date(now).toISOString(),
     data: { webhook_id: stored.value.id },
   });
-  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
+  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1, now));
   if (ctx.state === state && webhookIn(state, webhookId) === stored) {
     recordAttempt(state, stored, event, 1, outcome, { isTest: true });
   }
@@ -236,7 +236,7 @@ export async function redeliver(
   const { state } = ctx;
   const { event } = original;
   const isTest = original.value.is_test;
-  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1));
+  const outcome = await track(ctx.delivery, sendAttempt(ctx, stored, event, 1, nowMs(ctx)));
   if (ctx.state !== state || webhookIn(state, webhookId) !== stored) {
     throw notFound("The webhook was deleted during the redelivery.");
   }
