@@ -2,7 +2,7 @@
 import { stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { CustodyLogError } from "../core/errors.js";
-import { CustodyEntry } from "../custody/entry.js";
+import { CustodyEntry, ENTRY_FIELDS } from "../custody/entry.js";
 import { fileCustodyLog } from "../custody/file-log.js";
 import type { CustodyLog } from "../custody/log.js";
 import { postgresCustodyLog } from "../custody/postgres-log.js";
@@ -38,51 +38,40 @@ Options:
 `;
 
 /** The export's columns: an entry's facts, in the order a certification reads them. */
-const COLUMNS = [
-  "seq",
-  "at",
-  "action",
-  "document_id",
-  "retrieval_request_id",
-  "case_id",
-  "file_name",
-  "file_type",
-  "bytes",
-  "hash_algorithm",
-  "sha256",
-  "request_id",
-  "actor",
-  "prev_hash",
-  "entry_hash",
-] as const;
+const COLUMNS = ENTRY_FIELDS.flatMap((field) =>
+  field === "sha256" ? ["hash_algorithm", "sha256"] : field === "hash" ? ["entry_hash"] : [field],
+);
 
-type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+type Row = Record<string, string | number | null>;
 
-function rowOf(entry: CustodyEntry): Row {
-  return {
-    seq: entry.seq,
-    at: entry.at,
-    action: entry.action,
-    document_id: entry.document_id,
-    retrieval_request_id: entry.retrieval_request_id,
-    case_id: entry.case_id,
-    file_name: entry.file_name,
-    file_type: entry.file_type,
-    bytes: entry.bytes,
-    hash_algorithm: "SHA-256",
-    sha256: entry.sha256,
-    request_id: entry.request_id,
-    actor: entry.actor,
-    prev_hash: entry.prev_hash,
-    entry_hash: entry.hash,
-  };
+function rowOf(stored: unknown): Row {
+  const entry = CustodyEntry.parse(typeof stored === "string" ? JSON.parse(stored) : stored);
+  const row: Row = {};
+  for (const column of COLUMNS) {
+    row[column] =
+      column === "hash_algorithm"
+        ? "SHA-256"
+        : entry[column === "entry_hash" ? "hash" : (column as (typeof ENTRY_FIELDS)[number])];
+  }
+  return row;
 }
 
-/** One CSV cell (RFC 4180), a formula-looking text defused. */
+/** C0 and C1 control characters and DEL: terminal escapes and line breaks in a file name. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * One CSV cell (RFC 4180): control characters written as `\xNN` (a file
+ * name's terminal escapes never reach a terminal or a spreadsheet raw; the
+ * JSON export keeps them exactly), a formula-looking text defused.
+ */
 function csvCell(value: string | number | null): string {
   if (value === null) return "";
-  let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  let text = String(value).replace(
+    CONTROL,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  if (typeof value === "string" && /^[=+\-@]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -223,11 +212,11 @@ async function exportRows(
   let written = 0;
   for await (const value of log.entries()) {
     if (written === count) break;
-    const row = rowOf(CustodyEntry.parse(value));
+    const row = rowOf(value);
     written++;
     await io.stdout(
       format === "csv"
-        ? `${COLUMNS.map((column) => csvCell(row[column])).join(",")}\r\n`
+        ? `${COLUMNS.map((column) => csvCell(row[column] ?? null)).join(",")}\r\n`
         : `${JSON.stringify(row)}${written === count ? "\n]\n" : ",\n"}`,
     );
   }
