@@ -11,7 +11,13 @@ import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileCustodyLog } from "../../src/custody/file-log.js";
 
-const [path, count, name, go, showPid] = process.argv.slice(2) as [string, string, string, string, string?];
+const [path, count, name, go, showPid] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 const log = fileCustodyLog(path, { lockTimeoutMs: 60_000 });
 process.stdout.write(showPid === "pid" ? `ready pid ${process.pid}\n` : "ready\n");
 while (!existsSync(go)) await sleep(5);
