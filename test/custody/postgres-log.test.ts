@@ -7,6 +7,7 @@ import {
   postgresCustodyLog,
   verifyCustodyLog,
 } from "../../src/index.js";
+import { startTestTsa } from "../helpers/test-tsa.js";
 import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
 
 /** RFC 8785 of a flat entry, written independently of the library. */
@@ -198,4 +199,55 @@ describeWithServers(["postgres"], "postgresCustodyLog", ({ postgres: url }) => {
     expect(second.prev_hash).toBe(hash);
     expect(await verifyCustodyLog(log)).toMatchObject({ ok: true, entries: 2 });
   });
+
+  it("keeps checkpoints in <table>_checkpoints; a chain rewritten or cut below one fails, naming it", async () => {
+    const tsa = await startTestTsa();
+    try {
+      const table = `${schema}.log_witnessed`;
+      const log = postgresCustodyLog({ pool, table, tsa: { url: tsa.url } });
+      for (let n = 1; n <= 3; n++) await log.append(record(n));
+      const checkpoint = await log.checkpoint();
+      await log.append(record(4));
+      const { rows } = await pool.query(
+        `SELECT seq::int AS seq, hash, token FROM ${table}_checkpoints`,
+      );
+      expect(rows).toEqual([
+        { seq: 3, hash: checkpoint.hash, token: Buffer.from(checkpoint.token).toString("base64") },
+      ]);
+      expect(await tsa.opensslVerify(checkpoint.token, checkpoint.hash)).toMatch(
+        /Verification: OK/,
+      );
+      expect(
+        await verifyCustodyLog(postgresCustodyLog({ pool, table }), { trust: [tsa.caPem] }),
+      ).toMatchObject({
+        ok: true,
+        checkpoints: [{ seq: 3, hash: checkpoint.hash, time: checkpoint.time, trusted: true }],
+        unwitnessed: 1,
+      });
+      // Rewritten with recomputed hashes from entry 2 on: the chain alone would verify.
+      const { rows: entries } = await pool.query(`SELECT entry FROM ${table} ORDER BY seq`);
+      let prev = JSON.parse(entries[0].entry).hash as string;
+      for (let i = 1; i < entries.length; i++) {
+        const { hash: _hash, ...rest } = JSON.parse(entries[i].entry);
+        if (i === 1) rest.actor = "someone else";
+        rest.prev_hash = prev;
+        const hash = createHash("sha256").update(jcs(rest)).digest("hex");
+        await pool.query(`UPDATE ${table} SET entry = $1 WHERE seq = $2`, [
+          jcs({ ...rest, hash }),
+          i + 1,
+        ]);
+        prev = hash;
+      }
+      const rewritten = await verifyCustodyLog(postgresCustodyLog({ pool, table }));
+      expect(rewritten).toMatchObject({ ok: false, firstBadSeq: 3 });
+      expect(rewritten.reason).toMatch(
+        /^checkpoint 3 .*entry 3's hash is not the one the TSA witnessed/,
+      );
+      await pool.query(`DELETE FROM ${table} WHERE seq >= 3`);
+      const cut = await verifyCustodyLog(postgresCustodyLog({ pool, table }));
+      expect(cut.reason).toMatch(/^checkpoint 3 .*the log ends at seq 2.*entries were cut/);
+    } finally {
+      await tsa.close();
+    }
+  }, 60_000);
 });
