@@ -243,4 +243,28 @@ describe("checkpoints", () => {
     );
     expect(readFileSync(victim, "utf8")).toBe("");
   });
+
+  it("a token signed after the TSA's certificate expired is not trusted, by the library nor by OpenSSL", async () => {
+    const expired = await startTestTsa({ tsaDays: 0 });
+    try {
+      // The certificate's validity ends the second it was issued; the token comes later.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const path = fresh();
+      const log = fileCustodyLog(path, { tsa: { url: expired.url } });
+      const head = await log.append(record(1));
+      const checkpoint = await log.checkpoint();
+      for (const trust of [[expired.caPem], [expired.tsaPem]]) {
+        const result = await verifyCustodyLog(fileCustodyLog(path), { trust });
+        expect(result).toMatchObject({
+          ok: false,
+          firstBadSeq: 1,
+          checkpoints: [{ trusted: false }],
+        });
+        expect(result.reason).toMatch(/checkpoint 1 .*does not chain/);
+      }
+      await expect(expired.opensslVerify(checkpoint.token, head.hash)).rejects.toThrow(/expired/);
+    } finally {
+      await expired.close();
+    }
+  }, 60_000);
 });

@@ -63,7 +63,11 @@ export async function makeCa(dir: string, name = "Test TSA"): Promise<string> {
   return join(dir, "ca.pem");
 }
 
-export async function startTestTsa(): Promise<TestTsa> {
+/**
+ * Starts a test TSA. `tsaDays: 0` gives its certificate a validity that ends
+ * the second it was issued, so every token it signs is from after it expired.
+ */
+export async function startTestTsa(options: { tsaDays?: number } = {}): Promise<TestTsa> {
   const dir = mkdtempSync(join(tmpdir(), "medrecords-tsa-"));
   const caFile = await makeCa(dir);
   await run("openssl", [
@@ -76,7 +80,7 @@ export async function startTestTsa(): Promise<TestTsa> {
   );
   await run("openssl", [
     ...["x509", "-req", "-in", join(dir, "tsa.csr"), "-CA", caFile, "-CAkey", join(dir, "ca.key")],
-    ...["-CAcreateserial", "-days", "2", "-extfile", join(dir, "tsa.ext")],
+    ...["-CAcreateserial", "-days", String(options.tsaDays ?? 2), "-extfile", join(dir, "tsa.ext")],
     ...["-out", join(dir, "tsa.pem")],
   ]);
   writeFileSync(join(dir, "serial"), "01\n");
