@@ -152,7 +152,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) =>
   a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
 
 /** RFC 3161 §2.3: the signer's certificate has one extended key usage, timeStamping, critical. */
-function timeStampingFault(certificate: {
+export function timeStampingFault(certificate: {
   extensions?: { extnID: string; critical: boolean; parsedValue?: unknown }[];
 }): string | undefined {
   const extension = certificate.extensions?.find((e) => e.extnID === EXT_KEY_USAGE);

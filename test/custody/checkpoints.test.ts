@@ -1,8 +1,10 @@
 /** Witnessed checkpoints: RFC 3161 tokens from a TSA on loopback, checked by the library and by OpenSSL. */
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CustodyLogError,
@@ -267,4 +269,42 @@ describe("checkpoints", () => {
       await expired.close();
     }
   }, 60_000);
+
+  it("holds the signer to RFC 3161's extended key usage: timeStamping alone, critical", async () => {
+    const { timeStampingFault } = await import("../../src/custody/tsa.js");
+    const pkijs = await import("pkijs");
+    const dir = mkdtempSync(join(tmpdir(), "medrecords-eku-"));
+    const certificate = async (ext: string | undefined) => {
+      const args = [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=x",
+      ];
+      const out = join(dir, `${crypto.randomUUID()}.pem`);
+      args.push("-keyout", `${out}.key`, "-out", out);
+      if (ext) args.push("-addext", ext);
+      await promisify(execFile)("openssl", args);
+      const pem = readFileSync(out, "utf8").replaceAll(/-----[A-Z ]+-----|\s/g, "");
+      return pkijs.Certificate.fromBER(Buffer.from(pem, "base64"));
+    };
+    expect(
+      timeStampingFault(await certificate("extendedKeyUsage=critical,timeStamping")),
+    ).toBeUndefined();
+    expect(timeStampingFault(await certificate(undefined))).toMatch(/not for time-stamping/);
+    expect(timeStampingFault(await certificate("extendedKeyUsage=serverAuth"))).toMatch(
+      /not for time-stamping/,
+    );
+    expect(timeStampingFault(await certificate("extendedKeyUsage=timeStamping"))).toMatch(
+      /not timeStamping alone, critical/,
+    );
+    expect(
+      timeStampingFault(await certificate("extendedKeyUsage=critical,timeStamping,serverAuth")),
+    ).toMatch(/not timeStamping alone, critical/);
+  });
 });
