@@ -104,8 +104,16 @@ ${witnessed || "| (no checkpoints) | | | |"}
 
 ## Re-verifying with standard tools
 
-An entry's hash, from a log line (version 2 entries; the stored line without
-its \`"hash":"..."\` member is the canonical form):
+An entry's hash, from this packet's entries.json (jq sorts the keys and
+writes no spaces, which is the canonical form for these values; entries
+written before version 2 carry no \`v\`: drop \`+ {v: 2}\` for them):
+
+\`\`\`sh
+jq -cS '.[] | select(.seq == <seq>) | del(.hash_algorithm, .entry_hash) + {v: 2}' entries.json | tr -d '\\n' | sha256sum
+\`\`\`
+
+The same from the log file itself (version 2 entries: the stored line
+without its \`"hash":"..."\` member is the canonical form):
 
 \`\`\`sh
 sed -n '<seq>p' custody.jsonl | sed -E 's/,"hash":"[0-9a-f]{64}"//' | tr -d '\\n' | sha256sum

@@ -251,6 +251,9 @@ describe("medrecords custody: control characters, heads, checkpoints and packets
       .replace("custody.jsonl", path);
     const { stdout } = await promisify(execFile)("sh", ["-c", sed]);
     expect(stdout.split(" ")[0]).toBe(hash);
+    const jq = /^jq .*sha256sum$/m.exec(method)![0].replace("<seq>", "2");
+    const fromPacket = await promisify(execFile)("sh", ["-c", jq], { cwd: dir });
+    expect(fromPacket.stdout.split(" ")[0]).toBe(hash);
 
     const again = await run(["custody", "export", path, "--format", "packet", dir]);
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/is not empty/) });
