@@ -2,6 +2,7 @@ import {
   CUSTODY_ENTRY_VERSION,
   CUSTODY_GENESIS_HASH,
   CustodyEntry,
+  canonicalJson,
   entryHash,
   entryText,
 } from "./entry.js";
@@ -117,12 +118,14 @@ function storedTextFault(
 ): string | undefined {
   const expected = entryText(value);
   if (text === expected) return undefined;
+  // An entry from before version 2 may also be in its canonical form: exact, and what its hash covers.
+  if (value.v !== CUSTODY_ENTRY_VERSION && text === canonicalJson(value)) return undefined;
   let at = 0;
   while (at < text.length && text[at] === expected[at]) at++;
   const rule =
     value.v === CUSTODY_ENTRY_VERSION
       ? "its canonical form (RFC 8785) with hash"
-      : "its fields in the documented order, as written before version 2";
+      : "its fields in the documented order, as written before version 2 (nor its canonical form)";
   return (
     `entry ${seq}'s stored text is not ${rule}: it differs at character ${at + 1} ` +
     `(${JSON.stringify(text.slice(at, at + 24))}): a key repeated, keys reordered, ` +

@@ -333,6 +333,13 @@ describe("fileCustodyLog: the stored bytes are what is hashed", () => {
     expect(stored.map((e) => e.v)).toEqual([undefined, undefined, 2]);
     expect(stored[2].prev_hash).toBe(stored[1].hash);
     expect(await verifyCustodyLog(fileCustodyLog(path))).toMatchObject({ ok: true, entries: 3 });
+    // An old entry stored as its canonical form (exact as well) verifies too.
+    const sorted = (await legacyLines(2))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `${jcs(JSON.parse(l))}\n`);
+    writeFileSync(path, sorted.join(""));
+    expect(await verifyCustodyLog(fileCustodyLog(path))).toMatchObject({ ok: true, entries: 2 });
   });
 
   it("holds old entries to the form they were written in, and never goes back to it", async () => {
