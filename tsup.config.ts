@@ -47,7 +47,9 @@ export default defineConfig([
     // `#hmac` stays an import, resolved by the runtime or the user's bundler
     // from package.json "imports" with its conditions (tsconfig's `paths` would
     // otherwise bundle Web Crypto's in).
-    external: ["msw", "ky", "zod", "#hmac", /^node:/],
+    // pkijs and asn1js: dependencies, loaded by the custody log only when a TSA
+    // is configured or a checkpoint is verified (src/custody/tsa.ts).
+    external: ["msw", "ky", "zod", "pkijs", "asn1js", "#hmac", /^node:/],
     splitting: true,
     treeshake: true,
     // Keep `node:` on the lazy imports of Node built-ins (uploads, fileFromPath,
@@ -64,6 +66,6 @@ export default defineConfig([
     sourcemap: true,
     banner: { js: "#!/usr/bin/env node" },
     // pg: an optional peer, loaded only by `custody verify postgres:<table>`.
-    external: ["msw", "ky", "zod", "#hmac", "pg"],
+    external: ["msw", "ky", "zod", "pkijs", "asn1js", "#hmac", "pg"],
   },
 ]);

@@ -34,10 +34,9 @@ import type { SuiteMessage } from "./lib/run-suite.ts";
 import { SUITES } from "./lib/suites.ts";
 
 /**
- * Suites left out of `--quick` unless named with `--only`: custody's row is a
- * known miss on one thread (the SHA-256 costs about what fetch does; see its
- * note in BENCHMARKS.md), below half its target on a loaded 2-core machine,
- * and its gigabyte downloads are the slowest part of a run.
+ * Suites left out of `--quick` unless named with `--only`: custody's three
+ * gigabyte downloads a round (with a log, hashed by hand, neither) are the
+ * slowest part of a run, and swing widely on a loaded 2-core machine.
  */
 const FULL_ONLY: readonly string[] = ["custody"];
 

@@ -33,8 +33,6 @@ export const ALLOWED: readonly string[] = [
   // helper C: the webhook handler
   "webhooks/handler.ts:createWebhookHandler",
   // helper D: the custody logs
-  "custody/file-log.ts:fileCustodyLog",
-  "custody/postgres-log.ts:postgresCustodyLog",
   // nobody's yet: the test kit's lifecycle
   "testing/lifecycle.ts:useMockService",
   // this branch (e36), until the commits that rewrite them

@@ -51,6 +51,11 @@ export type {
   TraceStateLike,
 } from "./core/tracing.js";
 export type { Uploadable, UploadParams } from "./core/uploads.js";
+export type {
+  CheckpointOptions,
+  CustodyCheckpoint,
+  TsaOptions,
+} from "./custody/checkpoint.js";
 export {
   CUSTODY_GENESIS_HASH,
   CustodyEntry,
@@ -58,11 +63,16 @@ export {
   canonicalEntry,
 } from "./custody/entry.js";
 export { type FileCustodyLogOptions, fileCustodyLog } from "./custody/file-log.js";
-export type { CustodyLog } from "./custody/log.js";
+export type { CustodyLog, WitnessedCustodyLog } from "./custody/log.js";
 export { type MemoryCustodyLog, memoryCustodyLog } from "./custody/memory-log.js";
 export { type PostgresCustodyLogOptions, postgresCustodyLog } from "./custody/postgres-log.js";
 export type { SavedFile, SaveOptions } from "./custody/save.js";
-export { type CustodyVerification, verifyCustodyLog } from "./custody/verify.js";
+export {
+  type CheckpointVerification,
+  type CustodyVerification,
+  type VerifyCustodyLogOptions,
+  verifyCustodyLog,
+} from "./custody/verify.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,

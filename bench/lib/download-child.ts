@@ -1,9 +1,12 @@
 /**
  * Child of bench/suites/custody.ts: downloads a document `iterations` times
  * with `mr.documents.content()`, reading the body to its end, with a custody
- * log attached (a `fileCustodyLog` in a temporary directory) or without, and
- * reports the time taken and the RSS growth.
+ * log attached (a `fileCustodyLog` in a temporary directory), without, or
+ * without one but hashed by hand with node:crypto as the body is read (the
+ * hash floor: what any client that hashes the bytes pays), and reports the
+ * time taken and the RSS growth.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +14,7 @@ import { fileCustodyLog, MedRecords } from "medrecords";
 import { childMain, type MemoryReport, measureMemory } from "./child.ts";
 
 export interface DownloadChildInput {
-  mode: "log" | "plain";
+  mode: "log" | "plain" | "hashed";
   apiUrl: string;
   /** The document whose size is what the timed downloads read. */
   documentId: string;
@@ -49,12 +52,14 @@ childMain<DownloadChildInput, DownloadChildOutput>(async (input) => {
     const download = async (documentId: string) => {
       const response = await mr.documents.content(documentId);
       const reader = response.body!.getReader();
+      const hash = input.mode === "hashed" ? createHash("sha256") : undefined;
       let bytes = 0;
       let sinceGc = 0;
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
         bytes += value.byteLength;
+        hash?.update(value);
         // The reader's own dead chunks, collected as they pile up (as bench/lib/upload-child.ts
         // does for its generator): V8 would otherwise let tens of MiB of them wait for its
         // external-memory heuristic, with a log or without. A chunk still held survives and counts.
@@ -64,6 +69,7 @@ childMain<DownloadChildInput, DownloadChildOutput>(async (input) => {
           gc?.({ type: "minor", execution: "sync" });
         }
       }
+      hash?.digest("hex");
       if (custodyLog) entries++;
       return bytes;
     };

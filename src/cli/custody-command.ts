@@ -1,95 +1,123 @@
 /** `medrecords custody verify | export`: checks a custody log's chain, and exports it for a certification. */
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { CustodyLogError } from "../core/errors.js";
-import { CustodyEntry } from "../custody/entry.js";
+import { CustodyEntry, ENTRY_FIELDS } from "../custody/entry.js";
 import { fileCustodyLog } from "../custody/file-log.js";
-import type { CustodyLog } from "../custody/log.js";
+import type { CustodyLog, WitnessedCustodyLog } from "../custody/log.js";
 import { postgresCustodyLog } from "../custody/postgres-log.js";
-import { verifyCustodyLog } from "../custody/verify.js";
+import { type CustodyVerification, verifyCustodyLog } from "../custody/verify.js";
 import { quoteTableName } from "../stores/postgres.js";
+import { writePacket } from "./custody-packet.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
-export const CUSTODY_HELP = `Usage: medrecords custody verify <log>
+export const CUSTODY_HELP = `Usage: medrecords custody verify <log> [--trust <pem>...] [--expect-head <seq>:<hash>]
+       medrecords custody head <log>
+       medrecords custody checkpoint <log> --tsa <url>
        medrecords custody export <log> [--format csv|json]
+       medrecords custody export <log> --format packet <dir>
 
 <log> is a custody log file written by fileCustodyLog (JSON lines), or
 postgres:<table> for a postgresCustodyLog table (postgres: alone for the
 default, medrecords_custody_log), reached through $DATABASE_URL or the PG*
 variables (PGHOST, PGUSER, PGPASSWORD, PGDATABASE, ...); needs the pg package.
 
-verify   checks the hash chain: every entry well formed, seq rising by one
-         from 1, each prev_hash the hash of the entry before, each hash the
-         SHA-256 of the entry's canonical form. Exit status 0 when it verifies
-         (printing the count and the last hash, to note down elsewhere);
-         1 naming the first bad entry and why.
+verify   checks the hash chain: every entry well formed and stored as its
+         canonical form (RFC 8785), seq rising by one from 1, each prev_hash
+         the hash of the entry before, each hash the SHA-256 of the entry's
+         canonical form; then the checkpoints beside the log: a chain
+         rewritten or cut below one fails, naming it. With --trust, each
+         checkpoint's token must chain to one of the PEM certificates given
+         (the TSA's root or its own). With --expect-head, the chain must hold
+         that entry unchanged (a head noted elsewhere earlier). Exit status 0
+         when it verifies (printing the count, the last hash and each
+         checkpoint); 1 naming the first bad entry and why.
+
+head     verifies the chain and prints its last entry as "<seq> <hash>": the
+         line to note somewhere the log's writers cannot change.
+
+checkpoint
+         asks the time-stamping authority at <url> (RFC 3161) for a token
+         over the head entry's hash and stores it beside the log
+         (<log>.checkpoints, or the table <table>_checkpoints).
 
 export   prints one row per entry with the facts a certification of
          authenticity names (when, what, which document, request and case,
          file name and type, size, SHA-256, who), after verifying the chain:
          a log that does not verify is not exported (exit status 1).
-         csv (the default): a header row, then RFC 4180 rows; a text cell
-         starting with = + - @ is prefixed with ' so that a spreadsheet shows
-         it rather than running it. json: an array of row objects.
+         csv (the default): a header row, then RFC 4180 rows; control
+         characters are written as \\xNN, and a text cell starting with
+         = + - @ is prefixed with ' so that a spreadsheet shows it rather
+         than running it. json: an array of row objects. packet: writes the
+         directory <dir> (created if absent, refused if not empty) with
+         entries.csv, entries.json, each checkpoint's token as <seq>.tsr
+         (DER) and METHOD.md, how to re-verify it all with sha256sum and
+         openssl.
 
 Options:
-  --format <csv|json>   export format (default: csv)
-  -h, --help            show this help
+  --format <csv|json|packet>  export format (default: csv)
+  --trust <pem>               a PEM certificate tokens must chain to (repeatable)
+  --expect-head <seq>:<hash>  verify: fail unless the chain holds this entry
+  --tsa <url>                 checkpoint: the TSA's RFC 3161 address
+  -h, --help                  show this help
 `;
 
 /** The export's columns: an entry's facts, in the order a certification reads them. */
-const COLUMNS = [
-  "seq",
-  "at",
-  "action",
-  "document_id",
-  "retrieval_request_id",
-  "case_id",
-  "file_name",
-  "file_type",
-  "bytes",
-  "hash_algorithm",
-  "sha256",
-  "request_id",
-  "actor",
-  "prev_hash",
-  "entry_hash",
-] as const;
+const COLUMNS = ENTRY_FIELDS.flatMap((field) =>
+  field === "sha256" ? ["hash_algorithm", "sha256"] : field === "hash" ? ["entry_hash"] : [field],
+);
 
-type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+type Row = Record<string, string | number | null>;
 
-function rowOf(entry: CustodyEntry): Row {
-  return {
-    seq: entry.seq,
-    at: entry.at,
-    action: entry.action,
-    document_id: entry.document_id,
-    retrieval_request_id: entry.retrieval_request_id,
-    case_id: entry.case_id,
-    file_name: entry.file_name,
-    file_type: entry.file_type,
-    bytes: entry.bytes,
-    hash_algorithm: "SHA-256",
-    sha256: entry.sha256,
-    request_id: entry.request_id,
-    actor: entry.actor,
-    prev_hash: entry.prev_hash,
-    entry_hash: entry.hash,
-  };
+function rowOf(stored: unknown): Row {
+  const entry = CustodyEntry.parse(typeof stored === "string" ? JSON.parse(stored) : stored);
+  const row: Row = {};
+  for (const column of COLUMNS) {
+    row[column] =
+      column === "hash_algorithm"
+        ? "SHA-256"
+        : entry[column === "entry_hash" ? "hash" : (column as (typeof ENTRY_FIELDS)[number])];
+  }
+  return row;
 }
 
-/** One CSV cell (RFC 4180), a formula-looking text defused. */
+/** C0 and C1 control characters and DEL: terminal escapes and line breaks in a file name. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * One CSV cell (RFC 4180): control characters written as `\xNN` (a file
+ * name's terminal escapes never reach a terminal or a spreadsheet raw; the
+ * JSON export keeps them exactly), a formula-looking text defused.
+ */
 function csvCell(value: string | number | null): string {
   if (value === null) return "";
-  let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  let text = String(value).replace(
+    CONTROL,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  if (typeof value === "string" && /^[=+\-@]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 const FLAGS = {
   format: { type: "string" },
+  trust: { type: "string", multiple: true },
+  "expect-head": { type: "string" },
+  tsa: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof FLAGS }>>["values"];
+const SUBCOMMANDS = ["verify", "export", "head", "checkpoint"] as const;
+type Sub = (typeof SUBCOMMANDS)[number];
+/** Which subcommand each option belongs to. */
+const OPTION_OF: Record<string, Sub> = {
+  format: "export",
+  trust: "verify",
+  "expect-head": "verify",
+  tsa: "checkpoint",
+};
 
 export async function custodyCommand(argv: string[], io: CommandIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true }>>;
@@ -105,25 +133,72 @@ export async function custodyCommand(argv: string[], io: CommandIo): Promise<num
     return values.help ? 0 : 2;
   }
   const [sub, path, ...extra] = positionals;
-  if (sub !== "verify" && sub !== "export") {
+  if (!SUBCOMMANDS.includes(sub as Sub)) {
     throw new UsageError(`unknown command "custody ${sub}"; see medrecords custody --help`);
   }
-  if (path === undefined || extra.length > 0) {
-    throw new UsageError(`custody ${sub} takes one log file; see medrecords custody --help`);
+  const request = checkUsage(sub as Sub, path, extra, values);
+  if (sub === "verify" && values.trust !== undefined) {
+    request.trust = await readTrust([...values.trust, ...extra]);
   }
-  const format = values.format ?? "csv";
-  if (sub === "verify" && values.format !== undefined) {
-    throw new UsageError("--format is an option of custody export; see medrecords custody --help");
-  }
-  if (format !== "csv" && format !== "json") {
-    throw new UsageError(`--format must be csv or json, not "${format}"`);
-  }
-  const { log, close } = await openLog(path, io);
+  const { log, close } = await openLog(path as string, io, values.tsa);
   try {
-    return await verifyOrExport(sub, path, log, format, io);
+    return await runSub(sub as Sub, path as string, log, request, io);
   } finally {
     await close();
   }
+}
+
+/** What a subcommand was asked, its options checked. */
+interface Request {
+  format: "csv" | "json" | "packet";
+  dir?: string;
+  trust?: string[];
+  expectHead?: { seq: number; hash: string };
+}
+
+function checkUsage(sub: Sub, path: string | undefined, extra: string[], values: Values): Request {
+  for (const [option, owner] of Object.entries(OPTION_OF)) {
+    if (values[option as keyof Values] !== undefined && owner !== sub) {
+      throw new UsageError(
+        `--${option} is an option of custody ${owner}; see medrecords custody --help`,
+      );
+    }
+  }
+  const format = values.format ?? "csv";
+  if (format !== "csv" && format !== "json" && format !== "packet") {
+    throw new UsageError(`--format must be csv, json or packet, not "${format}"`);
+  }
+  // verify --trust a.pem b.pem: the files after the log are more roots.
+  const allowed = format === "packet" ? 1 : sub === "verify" && values.trust ? extra.length : 0;
+  if (path === undefined || extra.length !== allowed) {
+    throw new UsageError(
+      format === "packet"
+        ? "custody export --format packet takes a log and a directory; see medrecords custody --help"
+        : `custody ${sub} takes one log file; see medrecords custody --help`,
+    );
+  }
+  if (sub === "checkpoint" && values.tsa === undefined) {
+    throw new UsageError("custody checkpoint needs --tsa <url>; see medrecords custody --help");
+  }
+  const request: Request = { format, ...(format === "packet" ? { dir: extra[0] } : {}) };
+  const head = values["expect-head"];
+  if (head !== undefined) {
+    const match = /^([1-9][0-9]*):([0-9a-f]{64})$/.exec(head);
+    if (!match)
+      throw new UsageError(`--expect-head must be <seq>:<hash> (64 lowercase hex), not "${head}"`);
+    request.expectHead = { seq: Number(match[1]), hash: match[2] as string };
+  }
+  return request;
+}
+
+async function readTrust(files: string[]): Promise<string[]> {
+  return Promise.all(
+    files.map((file) =>
+      readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+        throw new CommandError(`cannot read ${file}: ${error.code ?? String(error)}`);
+      }),
+    ),
+  );
 }
 
 const POSTGRES = "postgres:";
@@ -132,7 +207,9 @@ const POSTGRES = "postgres:";
 async function openLog(
   spec: string,
   io: CommandIo,
-): Promise<{ log: CustodyLog; close: () => Promise<void> }> {
+  tsaUrl: string | undefined,
+): Promise<{ log: WitnessedCustodyLog; close: () => Promise<void> }> {
+  const tsa = tsaUrl === undefined ? {} : { tsa: { url: tsaUrl } };
   if (!spec.startsWith(POSTGRES)) {
     try {
       if (!(await stat(spec)).isFile()) throw new CommandError(`${spec} is not a file`);
@@ -142,7 +219,11 @@ async function openLog(
         `cannot read ${spec}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       );
     }
-    return { log: fileCustodyLog(spec), close: async () => {} };
+    try {
+      return { log: fileCustodyLog(spec, tsa), close: async () => {} };
+    } catch (error) {
+      throw new UsageError((error as Error).message.replace(/^fileCustodyLog: /, ""));
+    }
   }
   const table = spec.slice(POSTGRES.length) || "medrecords_custody_log";
   let Pool: typeof import("pg").Pool;
@@ -158,9 +239,9 @@ async function openLog(
   pool.on("error", () => {});
   const close = () => pool.end().catch(() => undefined);
   try {
-    let log: CustodyLog;
+    let log: WitnessedCustodyLog;
     try {
-      log = postgresCustodyLog({ pool, table });
+      log = postgresCustodyLog({ pool, table, ...tsa });
     } catch (error) {
       throw new UsageError((error as Error).message.replace(/^postgresCustodyLog: /, ""));
     }
@@ -177,38 +258,97 @@ async function openLog(
   }
 }
 
-async function verifyOrExport(
-  sub: "verify" | "export",
+async function runSub(
+  sub: Sub,
   path: string,
-  log: CustodyLog,
-  format: "csv" | "json",
+  log: WitnessedCustodyLog,
+  request: Request,
   io: CommandIo,
 ): Promise<number> {
-  const result = await verifyCustodyLog(log).catch((error: unknown) => {
-    throw new CommandError(
-      `cannot read ${path}: ${error instanceof CustodyLogError ? error.reason : String(error)}`,
-    );
-  });
+  if (sub === "checkpoint") {
+    const checkpoint = await log.checkpoint().catch((error: unknown) => {
+      throw new CommandError(error instanceof CustodyLogError ? error.reason : String(error));
+    });
+    await io.stdout(`${checkpoint.seq} ${checkpoint.hash} ${checkpoint.time.toISOString()}\n`);
+    return 0;
+  }
+  const result = await verified(sub, path, log, request);
+  if (sub === "head") {
+    if (result.head === null) throw new CommandError(`${path} has no entries`);
+    await io.stdout(`${result.entries} ${result.head}\n`);
+    return 0;
+  }
+  if (sub === "verify") {
+    if (request.expectHead) await expectHead(path, log, request.expectHead);
+    await io.stdout(verifiedText(path, result));
+    return 0;
+  }
+  if (request.format === "packet") {
+    await writePacket(log, result, request.dir as string, { rows: exportRows });
+  } else {
+    await exportRows(log, result.entries, request.format, (text) => io.stdout(text));
+  }
+  io.stderr(
+    `medrecords: exported ${result.entries} ${result.entries === 1 ? "entry" : "entries"} of a chain that verifies${
+      result.head === null ? "" : ` (last hash ${result.head})`
+    }${request.format === "packet" ? ` to ${request.dir}` : ""}\n`,
+  );
+  return 0;
+}
+
+/** The log verified (with the trust roots asked for), or a CommandError saying where it breaks. */
+async function verified(
+  sub: Sub,
+  path: string,
+  log: WitnessedCustodyLog,
+  request: Request,
+): Promise<CustodyVerification> {
+  const result = await verifyCustodyLog(log, request.trust ? { trust: request.trust } : {}).catch(
+    (error: unknown) => {
+      throw new CommandError(
+        `cannot read ${path}: ${error instanceof CustodyLogError ? error.reason : ((error as Error).message ?? String(error))}`,
+      );
+    },
+  );
   if (!result.ok) {
     throw new CommandError(
       `${path} does not verify: entry ${result.firstBadSeq} is bad: ${result.reason}` +
         (sub === "export" ? " (nothing exported)" : ""),
     );
   }
-  if (sub === "verify") {
-    await io.stdout(
-      `${path}: ${result.entries} ${result.entries === 1 ? "entry" : "entries"}, the chain verifies` +
-        `${result.head === null ? "" : `; last hash ${result.head}`}\n`,
-    );
-    return 0;
+  return result;
+}
+
+function verifiedText(path: string, result: CustodyVerification): string {
+  let text =
+    `${path}: ${result.entries} ${result.entries === 1 ? "entry" : "entries"}, the chain verifies` +
+    `${result.head === null ? "" : `; last hash ${result.head}`}\n`;
+  for (const c of result.checkpoints) {
+    text += `checkpoint ${c.seq} ${c.hash} witnessed ${c.time?.toISOString()}${c.trusted ? ", token trusted" : " (token not checked: no --trust)"}\n`;
   }
-  await exportRows(log, result.entries, format, io);
-  io.stderr(
-    `medrecords: exported ${result.entries} ${result.entries === 1 ? "entry" : "entries"} of a chain that verifies${
-      result.head === null ? "" : ` (last hash ${result.head})`
-    }\n`,
+  if (result.checkpoints.length > 0) {
+    text += `${result.unwitnessed} ${result.unwitnessed === 1 ? "entry" : "entries"} after the last checkpoint\n`;
+  }
+  return text;
+}
+
+/** Fails unless the chain (already verified) holds entry `seq` with `hash`. */
+async function expectHead(
+  path: string,
+  log: WitnessedCustodyLog,
+  expected: { seq: number; hash: string },
+): Promise<void> {
+  for await (const stored of log.entries()) {
+    const entry = CustodyEntry.parse(typeof stored === "string" ? JSON.parse(stored) : stored);
+    if (entry.seq !== expected.seq) continue;
+    if (entry.hash === expected.hash) return;
+    throw new CommandError(
+      `${path}: entry ${expected.seq} is not the head noted (its hash is ${entry.hash}, not ${expected.hash}): the chain was rewritten`,
+    );
+  }
+  throw new CommandError(
+    `${path} has no entry ${expected.seq}: the chain was cut below the head noted (${expected.seq}:${expected.hash})`,
   );
-  return 0;
 }
 
 /** The first `count` entries (those verified: a later append is not exported unverified), as rows. */
@@ -216,18 +356,18 @@ async function exportRows(
   log: CustodyLog,
   count: number,
   format: "csv" | "json",
-  io: CommandIo,
+  write: (text: string) => void | Promise<void>,
 ): Promise<void> {
-  if (format === "csv") await io.stdout(`${COLUMNS.join(",")}\r\n`);
-  else await io.stdout(count === 0 ? "[]\n" : "[\n");
+  if (format === "csv") await write(`${COLUMNS.join(",")}\r\n`);
+  else await write(count === 0 ? "[]\n" : "[\n");
   let written = 0;
   for await (const value of log.entries()) {
     if (written === count) break;
-    const row = rowOf(CustodyEntry.parse(value));
+    const row = rowOf(value);
     written++;
-    await io.stdout(
+    await write(
       format === "csv"
-        ? `${COLUMNS.map((column) => csvCell(row[column])).join(",")}\r\n`
+        ? `${COLUMNS.map((column) => csvCell(row[column] ?? null)).join(",")}\r\n`
         : `${JSON.stringify(row)}${written === count ? "\n]\n" : ",\n"}`,
     );
   }

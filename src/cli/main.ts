@@ -19,8 +19,11 @@ Usage:
                                      webhook receiver, signed as the service does
   medrecords trigger <event type>    make a running mock emit an event
   medrecords openapi [options]       print the OpenAPI 3.1 document
-  medrecords custody verify <log>    check a custody log's hash chain
-  medrecords custody export <log>    one row per entry, for a certification
+  medrecords custody verify <log>    check a custody log's hash chain and checkpoints
+  medrecords custody head <log>      print the last entry's "<seq> <hash>"
+  medrecords custody checkpoint <log> --tsa <url>
+                                     have a TSA witness the head (RFC 3161)
+  medrecords custody export <log>    one row per entry, or a packet, for a certification
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
 `;

@@ -1,6 +1,19 @@
 import type * as Wire from "../types/wire.js";
 
 /**
+ * A checkpoint of a custody log: an RFC 3161 time-stamp token over the head
+ * entry's `hash`, from the time-stamping authority the firm names.
+ */
+export interface CustodyCheckpoint {
+  seq: number;
+  hash: string;
+  /** The token's time (genTime), as the TSA stated it. */
+  time: Date;
+  /** The TSA's reply (an RFC 3161 TimeStampResp, DER): what `openssl ts -verify -in` reads. */
+  token: Uint8Array;
+}
+
+/**
  * Where custody entries go: `fileCustodyLog(path)`, `postgresCustodyLog({ pool })`,
  * `memoryCustodyLog()`, or your own. A log numbers and chains what it is
  * given, one append at a time across everyone appending to it, and refuses
@@ -18,12 +31,20 @@ export interface CustodyLog {
    * this). Resolves once the entry is stored durably; rejects with a
    * `CustodyLogError` when the log cannot be written or does not verify.
    */
-  append(record: Omit<Wire.CustodyEntry, "seq" | "prev_hash" | "hash">): Promise<Wire.CustodyEntry>;
+  append(
+    record: Omit<Wire.CustodyEntry, "seq" | "prev_hash" | "hash" | "v">,
+  ): Promise<Wire.CustodyEntry>;
   /**
    * Every entry as stored, first to last, for `verifyCustodyLog` and the
-   * export. Values are read as they are, not checked: a tampered entry is
-   * yielded as it is (verification judges it); an unreadable one throws a
-   * `CustodyLogError` naming where.
+   * export: its stored text (a string) where the log stores text, so that
+   * verification holds the bytes to the canonical form, else its value.
+   * Read as they are, not checked: a tampered entry is yielded as it is
+   * (verification judges it); an unreadable one throws a `CustodyLogError`
+   * naming where.
    */
   entries(): AsyncIterable<unknown>;
+  /** The log's witnessed checkpoints as stored (`{ seq, hash, time, token }`, token base64), if it keeps any. */
+  checkpoints?(): AsyncIterable<unknown>;
+  /** Has the log's TSA witness its head now. */
+  checkpoint?(): Promise<CustodyCheckpoint>;
 }

@@ -40,32 +40,70 @@ export const CustodyEntry = z.object({
   actor: z.string(),
   /** `hash` of the entry before, or 64 zeros for entry 1. */
   prev_hash: Hex64,
-  /** SHA-256 of the entry's canonical form (see {@link canonicalEntry}), lowercase hex. */
+  /**
+   * The rule the entry is stored under: `2`, its stored text is exactly its
+   * canonical form (RFC 8785) with `hash`. Absent from entries written before
+   * that rule, whose text is their fields in the documented order.
+   */
+  v: z.literal(2).optional(),
+  /** SHA-256 of the entry's canonical form without `hash` (see {@link canonicalEntry}), lowercase hex. */
   hash: Hex64,
 });
 export interface CustodyEntry extends Wire.CustodyEntry {}
 
 /** What the client hands a log to append: an entry before the log numbers and chains it. */
-export type CustodyRecord = Omit<CustodyEntry, "seq" | "prev_hash" | "hash">;
+export type CustodyRecord = Omit<CustodyEntry, "seq" | "prev_hash" | "hash" | "v">;
+
+/** The `v` of every entry written now: stored as its canonical form. */
+export const CUSTODY_ENTRY_VERSION = 2;
 
 /**
- * The canonical form an entry's `hash` covers: every field of the entry but
- * `hash` (so `prev_hash` too, which makes the chain), as JSON with the keys in
- * ascending order, no whitespace, strings escaped as `JSON.stringify` does,
- * integers in plain decimal; the hash is SHA-256 over its UTF-8 bytes. For
- * entries (strings, integers, null) this is exactly RFC 8785, the JSON
- * Canonicalization Scheme, so any JCS library and `sha256sum` recompute it.
+ * An entry's fields in the order people read them: the export's columns,
+ * and the order entries were stored in before version 2.
+ */
+export const ENTRY_FIELDS = [
+  "seq",
+  "at",
+  "action",
+  "document_id",
+  "retrieval_request_id",
+  "case_id",
+  "file_name",
+  "file_type",
+  "bytes",
+  "sha256",
+  "request_id",
+  "actor",
+  "prev_hash",
+  "hash",
+] as const;
+
+/**
+ * RFC 8785, the JSON Canonicalization Scheme, of a JSON value: object keys
+ * sorted by UTF-16 code units, no whitespace, strings and numbers as
+ * ECMAScript's `JSON.stringify` writes them (which is what RFC 8785 defines).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const object = value as Record<string, unknown>;
+    const members = Object.keys(object)
+      .sort()
+      .filter((key) => object[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
+    return `{${members.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The canonical form an entry's `hash` covers: RFC 8785 of every field of the
+ * entry but `hash` (so `prev_hash` too, which makes the chain); the hash is
+ * SHA-256 over its UTF-8 bytes, so any JCS library and `sha256sum` recompute it.
  */
 export function canonicalEntry(entry: Readonly<Record<string, unknown>>): string {
-  const keys = Object.keys(entry)
-    .filter((key) => key !== "hash")
-    .sort();
-  let text = "{";
-  for (const key of keys) {
-    if (text.length > 1) text += ",";
-    text += `${JSON.stringify(key)}:${JSON.stringify(entry[key])}`;
-  }
-  return `${text}}`;
+  const { hash: _hash, ...rest } = entry;
+  return canonicalJson(rest);
 }
 
 /** The `hash` an entry must carry: SHA-256 hex of its canonical form. */
@@ -79,30 +117,27 @@ export async function chainEntry(
   prevSeq: number,
   prevHash: string,
 ): Promise<CustodyEntry> {
-  const unhashed = { seq: prevSeq + 1, ...record, prev_hash: prevHash };
+  const unhashed = {
+    seq: prevSeq + 1,
+    ...record,
+    prev_hash: prevHash,
+    v: CUSTODY_ENTRY_VERSION as 2,
+  };
   return { ...unhashed, hash: await entryHash(unhashed) };
 }
 
 /**
- * An entry as one JSON line, fields in the documented order (the order does
- * not matter to the hash; it is for the people who read the file).
+ * The text an entry is stored as: under version 2, its canonical form with
+ * `hash` (RFC 8785 of the whole entry, so a reader, `grep` and the hash see
+ * the same bytes); before, its fields in the documented order as
+ * `JSON.stringify` wrote them.
  */
+export function entryText(entry: Readonly<Record<string, unknown>>): string {
+  if (entry.v === CUSTODY_ENTRY_VERSION) return canonicalJson(entry);
+  return JSON.stringify(Object.fromEntries(ENTRY_FIELDS.map((field) => [field, entry[field]])));
+}
+
+/** An entry as one line of a file log. */
 export function entryLine(entry: CustodyEntry): string {
-  const ordered: CustodyEntry = {
-    seq: entry.seq,
-    at: entry.at,
-    action: entry.action,
-    document_id: entry.document_id,
-    retrieval_request_id: entry.retrieval_request_id,
-    case_id: entry.case_id,
-    file_name: entry.file_name,
-    file_type: entry.file_type,
-    bytes: entry.bytes,
-    sha256: entry.sha256,
-    request_id: entry.request_id,
-    actor: entry.actor,
-    prev_hash: entry.prev_hash,
-    hash: entry.hash,
-  };
-  return `${JSON.stringify(ordered)}\n`;
+  return `${entryText(entry as unknown as Record<string, unknown>)}\n`;
 }

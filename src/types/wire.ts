@@ -842,7 +842,13 @@ export interface CustodyEntry {
    */
   prev_hash: string;
   /**
-   * SHA-256 of the entry's canonical form (see {@link canonicalEntry}), lowercase hex.
+   * The rule the entry is stored under: `2`, its stored text is exactly its
+   * canonical form (RFC 8785) with `hash`. Absent from entries written before
+   * that rule, whose text is their fields in the documented order.
+   */
+  v?: 2;
+  /**
+   * SHA-256 of the entry's canonical form without `hash` (see {@link canonicalEntry}), lowercase hex.
    */
   hash: string;
 }

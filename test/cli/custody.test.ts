@@ -1,11 +1,15 @@
 /** `medrecords custody verify | export` over a file custody log. */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { type CustodyRecord, fileCustodyLog, postgresCustodyLog } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
+import { makeCa, startTestTsa, type TestTsa } from "../helpers/test-tsa.js";
 import { describeWithServers, postgresPool, uniqueName } from "../stores/servers.js";
 
 const record = (n: number, file_name = `record-${n}.pdf`): CustodyRecord => ({
@@ -21,6 +25,9 @@ const record = (n: number, file_name = `record-${n}.pdf`): CustodyRecord => ({
   request_id: `req_${n}`,
   actor: "paralegal:jdoe",
 });
+
+const jcs = (value: Record<string, unknown>) =>
+  JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
 
 async function logWith(...records: CustodyRecord[]) {
   const path = join(mkdtempSync(join(tmpdir(), "medrecords-cli-custody-")), "custody.jsonl");
@@ -77,7 +84,7 @@ describe("medrecords custody verify", () => {
     expect((await run(["custody", "list", "a"])).stderr).toMatch(/unknown command "custody list"/);
     expect((await run(["custody", "verify", "a", "--format", "csv"])).code).toBe(2);
     expect((await run(["custody", "export", "a", "--format", "xml"])).stderr).toMatch(
-      /csv or json/,
+      /csv, json or packet/,
     );
     expect((await run(["custody", "--help"])).stdout).toMatch(/Usage: medrecords custody verify/);
   });
@@ -122,6 +129,135 @@ describe("medrecords custody export", () => {
     const broken = await run(["custody", "export", path]);
     expect(broken).toMatchObject({ code: 1, stdout: "" });
     expect(broken.stderr).toMatch(/entry 1 is bad: .* \(nothing exported\)/);
+  });
+});
+
+describe("medrecords custody: control characters, heads, checkpoints and packets", () => {
+  let tsa: TestTsa;
+  beforeAll(async () => {
+    tsa = await startTestTsa();
+  }, 60_000);
+  afterAll(() => tsa?.close());
+
+  it("writes control characters in CSV as \\xNN (JSON escapes them its own way)", async () => {
+    const path = await logWith(record(1, "\u001b[31mred\u0007\r\nline\u009b.pdf"));
+    const csv = await run(["custody", "export", path]);
+    expect(csv.stdout.split("\r\n")[1]).toContain(",\\x1b[31mred\\x07\\x0d\\x0aline\\x9b.pdf,");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: none may remain.
+    expect(csv.stdout.replaceAll("\r\n", "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    const json = await run(["custody", "export", path, "--format", "json"]);
+    expect(JSON.parse(json.stdout)[0].file_name).toBe("\u001b[31mred\u0007\r\nline\u009b.pdf");
+  });
+
+  it("head prints <seq> <hash>; verify --expect-head fails once the chain no longer holds it", async () => {
+    const path = await logWith(record(1), record(2), record(3));
+    const head = await run(["custody", "head", path]);
+    const last = JSON.parse(readFileSync(path, "utf8").trim().split("\n")[2]!).hash;
+    expect(head).toEqual({ code: 0, stdout: `3 ${last}\n`, stderr: "" });
+    const noted = head.stdout.trim().replace(" ", ":");
+    expect((await run(["custody", "verify", path, "--expect-head", noted])).code).toBe(0);
+    // Rewritten with every hash recomputed: the chain verifies, the noted head is gone.
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    let prev = "0".repeat(64);
+    const text = lines
+      .map((entry: Record<string, unknown>, i: number) => {
+        const { hash: _h, ...rest } = entry;
+        if (i === 1) rest.bytes = 1;
+        rest.prev_hash = prev;
+        prev = createHash("sha256").update(jcs(rest)).digest("hex");
+        return `${jcs({ ...rest, hash: prev })}\n`;
+      })
+      .join("");
+    writeFileSync(path, text);
+    expect((await run(["custody", "verify", path])).code).toBe(0);
+    const rewritten = await run(["custody", "verify", path, "--expect-head", noted]);
+    expect(rewritten).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/entry 3 is not the head noted/),
+    });
+    writeFileSync(path, `${text.split("\n").slice(0, 2).join("\n")}\n`);
+    const cut = await run(["custody", "verify", path, "--expect-head", noted]);
+    expect(cut).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/has no entry 3: the chain was cut/),
+    });
+    expect((await run(["custody", "verify", path, "--expect-head", "3:abc"])).code).toBe(2);
+    expect((await run(["custody", "head", path, "--expect-head", noted])).code).toBe(2);
+  });
+
+  it("checkpoint --tsa witnesses the head; verify --trust checks the tokens", async () => {
+    const path = await logWith(record(1), record(2));
+    const dir = mkdtempSync(join(tmpdir(), "medrecords-cli-trust-"));
+    const ca = join(dir, "ca.pem");
+    writeFileSync(ca, tsa.caPem);
+    const checkpoint = await run(["custody", "checkpoint", path, "--tsa", tsa.url]);
+    const last = JSON.parse(readFileSync(path, "utf8").trim().split("\n")[1]!).hash;
+    expect(checkpoint).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(new RegExp(`^2 ${last} \\d{4}-`)),
+    });
+    const trusted = await run(["custody", "verify", path, "--trust", ca]);
+    expect(trusted).toMatchObject({ code: 0 });
+    expect(trusted.stdout).toMatch(new RegExp(`checkpoint 2 ${last} witnessed .*, token trusted`));
+    const otherDir = mkdtempSync(join(tmpdir(), "medrecords-cli-other-"));
+    const other = readFileSync(await makeCa(otherDir, "Other"), "utf8");
+    const otherFile = join(dir, "other.pem");
+    writeFileSync(otherFile, other);
+    const untrusted = await run(["custody", "verify", path, "--trust", otherFile]);
+    expect(untrusted).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/checkpoint 2 .*does not chain/),
+    });
+    // Several roots after one --trust: one of them suffices.
+    expect(await run(["custody", "verify", path, "--trust", otherFile, ca])).toMatchObject({
+      stderr: "",
+      code: 0,
+    });
+    expect((await run(["custody", "checkpoint", path])).code).toBe(2);
+  });
+
+  it("export --format packet writes entries, tokens and METHOD.md, whose commands re-verify them", async () => {
+    const path = await logWith(record(1), record(2));
+    expect((await run(["custody", "checkpoint", path, "--tsa", tsa.url])).code).toBe(0);
+    await fileCustodyLog(path).append(record(3));
+    const dir = join(mkdtempSync(join(tmpdir(), "medrecords-packet-")), "packet");
+    const result = await run(["custody", "export", path, "--format", "packet", dir]);
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/exported 3 entries .* to /),
+    });
+    expect(readdirSync(dir).sort()).toEqual(["2.tsr", "METHOD.md", "entries.csv", "entries.json"]);
+    const rows = JSON.parse(readFileSync(join(dir, "entries.json"), "utf8"));
+    expect(rows.map((r: { seq: number }) => r.seq)).toEqual([1, 2, 3]);
+    expect(readFileSync(join(dir, "entries.csv"), "utf8")).toBe(
+      (await run(["custody", "export", path])).stdout,
+    );
+    const method = readFileSync(join(dir, "METHOD.md"), "utf8");
+    expect(method).toMatch(/RFC 8785/);
+    expect(method).toMatch(/Chain rule/);
+    expect(method).toMatch(
+      /openssl ts -verify -digest <hash of entry 2> -in 2\.tsr -CAfile <ca\.pem>/,
+    );
+    // The commands METHOD.md gives, run as an expert would.
+    const hash = rows[1].entry_hash;
+    const ok = await tsa.opensslVerify(readFileSync(join(dir, "2.tsr")), hash);
+    expect(ok).toMatch(/Verification: OK/);
+    const sed = /^sed -n .*sha256sum$/m
+      .exec(method)![0]
+      .replace("<seq>", "2")
+      .replace("custody.jsonl", path);
+    const { stdout } = await promisify(execFile)("sh", ["-c", sed]);
+    expect(stdout.split(" ")[0]).toBe(hash);
+    const jq = /^jq .*sha256sum$/m.exec(method)![0].replace("<seq>", "2");
+    const fromPacket = await promisify(execFile)("sh", ["-c", jq], { cwd: dir });
+    expect(fromPacket.stdout.split(" ")[0]).toBe(hash);
+
+    const again = await run(["custody", "export", path, "--format", "packet", dir]);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/is not empty/) });
+    expect((await run(["custody", "export", path, "--format", "packet"])).code).toBe(2);
   });
 });
 

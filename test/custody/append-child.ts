@@ -1,5 +1,6 @@
 /**
- * A process appending to one file custody log: argv path, count, name, go.
+ * A process appending to one file custody log: argv path, count, name, go
+ * (and "pid" to print its pid after "ready", for a child in its own PID namespace).
  * Run several at once by test/custody/file-log.test.ts: prints "ready", waits
  * for the file `go` to exist (so that every process appends at the same time,
  * however long each took to start), then prints "done <start> <end>" (epoch ms
@@ -10,9 +11,15 @@ import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileCustodyLog } from "../../src/custody/file-log.js";
 
-const [path, count, name, go] = process.argv.slice(2) as [string, string, string, string];
+const [path, count, name, go, showPid] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 const log = fileCustodyLog(path, { lockTimeoutMs: 60_000 });
-process.stdout.write("ready\n");
+process.stdout.write(showPid === "pid" ? `ready pid ${process.pid}\n` : "ready\n");
 while (!existsSync(go)) await sleep(5);
 const start = Date.now();
 for (let i = 0; i < Number(count); i++) {

@@ -353,6 +353,8 @@ describe("as a firm runs it", () => {
       firstBadSeq: null,
       reason: null,
       head: lines[2].hash,
+      checkpoints: [],
+      unwitnessed: 3,
     });
   });
 });

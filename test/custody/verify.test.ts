@@ -60,6 +60,8 @@ describe("the chain", () => {
       firstBadSeq: null,
       reason: null,
       head: entries[2]!.hash,
+      checkpoints: [],
+      unwitnessed: 3,
     });
   });
 
@@ -70,6 +72,8 @@ describe("the chain", () => {
       firstBadSeq: null,
       reason: null,
       head: null,
+      checkpoints: [],
+      unwitnessed: 0,
     });
   });
 });
