@@ -121,40 +121,82 @@ export function toNodeListener(
  * A Node request body as a web stream that pulls from the socket only when
  * read, and errors with `BodyTooLargeError` past `max` bytes (reading no
  * further). `finished` once read to its end; `overflowed` once past the cap.
+ * Each read takes everything the request has buffered as one chunk, so a
+ * body sent in a million 1-byte HTTP chunks reaches the handler in about as
+ * many pieces as the socket was read in, not a million.
  */
 class CappedBody {
   readonly stream: ReadableStream<Uint8Array>;
   finished = false;
   overflowed = false;
+  readonly #req: NodeRequest;
+  readonly #max: number;
+  #length = 0;
 
   constructor(req: NodeRequest, max: number) {
-    let chunks: AsyncIterator<Uint8Array | string> | undefined;
-    let length = 0;
+    this.#req = req;
+    this.#max = max;
     this.stream = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          // Made on the first read: until then nothing is taken from the socket.
-          chunks ??= req[Symbol.asyncIterator]();
-          const { done, value } = await chunks.next();
-          if (done) {
-            this.finished = true;
-            controller.close();
-            return;
-          }
-          const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
-          length += bytes.byteLength;
-          if (length > max) {
-            this.overflowed = true;
-            controller.error(new BodyTooLargeError(max));
-            return;
-          }
-          controller.enqueue(bytes);
-        },
-        // No read-ahead: `pull` runs only when the handler reads.
-      },
+      { pull: (controller) => this.#pull(controller) },
+      // No read-ahead: `pull` runs only when the handler reads.
       { highWaterMark: 0 },
     );
   }
+
+  async #pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const chunk = await this.#next();
+    if (chunk === null) {
+      this.finished = true;
+      controller.close();
+      return;
+    }
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    this.#length += bytes.byteLength;
+    if (this.#length > this.#max) {
+      this.overflowed = true;
+      controller.error(new BodyTooLargeError(this.#max));
+      return;
+    }
+    controller.enqueue(bytes);
+  }
+
+  /** All the request has buffered, joined into one chunk (Node's `read()`); null at its end. */
+  async #next(): Promise<Uint8Array | string | null> {
+    for (;;) {
+      const chunk: Uint8Array | string | null = this.#req.read();
+      if (chunk !== null) return chunk;
+      if (this.#req.readableEnded) return null;
+      await arrival(this.#req);
+      // Node's HTTP parser hands over each HTTP chunk of a socket read in a
+      // callback of its own, and promises settle between them: read now, and
+      // a body of 1-byte chunks costs a read (and a pull) per byte. After
+      // setImmediate the parser has finished the socket read, whose chunks
+      // one read then takes together.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** Settles once the request has bytes to read, has ended, or failed (an abort included). */
+function arrival(req: NodeRequest): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      req.off("readable", onReady);
+      req.off("end", onReady);
+      req.off("error", onError);
+      req.off("close", onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = () => settle();
+    const onError = (error: unknown) => settle(error);
+    const onClose = () =>
+      settle(req.readableEnded ? undefined : new Error("the request closed before its body ended"));
+    req.on("readable", onReady);
+    req.on("end", onReady);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 function tooLarge(res: ServerResponse): void {
