@@ -160,7 +160,7 @@ export async function eventsTail(
   }
 
   const signal = io.signal;
-  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
+  const apiFetch = abortableFetch(commandFetch(deps.fetch, baseUrl), signal);
   let mr: MedRecords;
   try {
     mr = new MedRecords({ apiKey, baseUrl, logger: commandLogger(io), fetch: apiFetch });

@@ -170,7 +170,7 @@ export async function listenCommand(
   let fatalError: unknown;
   const signal = AbortSignal.any([io.signal, fatal.signal]);
   let mr: MedRecords;
-  const apiFetch = abortableFetch(commandFetch(deps.fetch), signal);
+  const apiFetch = abortableFetch(commandFetch(deps.fetch, baseUrl), signal);
   try {
     mr = new MedRecords({ apiKey, baseUrl, fetch: apiFetch, logger: commandLogger(io) });
   } catch (error) {
