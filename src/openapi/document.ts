@@ -173,7 +173,7 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
 // the same to readers and validators, and the regexes (up to 300 characters)
 // would drown the document. Not `email`: "email" means different rules to
 // different validators, so the document states the service's own
-// (EMAIL_PATTERN) as the pattern beside the format.
+// (EMAIL_PATTERN, RFC 5321 mailboxes at a host name) as the pattern beside the format.
 const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "uuid"]);
 
 export function override({
@@ -532,7 +532,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       title: "Medical Record Retrieval API",
       version: "1.0.0",
       description:
-        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies (the HTML standard\'s valid e-mail address): the pattern is what `format: email` means here.',
+        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies: an RFC 5321 mailbox (a dot-atom or quoted local part) at a host name, so every address the pattern takes the format admits too.',
     },
     servers: [
       {

@@ -82,7 +82,7 @@ function documentRefuses(method: string, url: string, body: unknown): boolean {
 
 // ------------------------------------------------------------------ email addresses
 
-/** Addresses the HTML standard's rule takes, RFC 5322 characters of the local part included. */
+/** RFC 5321 mailboxes at a host name: dot-atom local parts (RFC 5322 characters included) and quoted ones. */
 const VALID_EMAILS = [
   "a&b@firm.example",
   "x/y=z@firm.example",
@@ -91,8 +91,10 @@ const VALID_EMAILS = [
   "Jane.Doe@Sub.Firm-Name.example",
   "ops@localhost",
   `${"a".repeat(64)}@${"b".repeat(63)}.example`,
+  '"quoted"@firm.example',
+  '"a b"@firm.example',
 ];
-/** Clearly not an address, or outside the rule (quoted, literal, comment, non-ASCII). */
+/** Clearly not an address, or outside the rule (dots out of place, literal, comment, non-ASCII). */
 const INVALID_EMAILS = [
   "",
   "plain",
@@ -107,7 +109,11 @@ const INVALID_EMAILS = [
   "a@firm.example.",
   "a@firm_name.example",
   `a@${"b".repeat(64)}.example`,
-  '"a b"@firm.example',
+  ".@firm.example",
+  ".a@firm.example",
+  "a.@firm.example",
+  "a..b@firm.example",
+  '"a"b"@firm.example',
   "a@[192.0.2.1]",
   "a(note)@firm.example",
   "jané@firm.example",
@@ -192,7 +198,7 @@ async function idsOf(w: World): Promise<Ids> {
   return { caseId: kase.id, requestorId: requestor.body.id, retrievalRequestId: retrieval.id };
 }
 
-describe("email fields: the HTML standard's valid e-mail address, on the client, the server and in the document", () => {
+describe("email fields: RFC 5321 mailboxes at a host name, on the client, the server and in the document", () => {
   let w: World;
   let ids: Ids;
   beforeAll(async () => {
