@@ -15,6 +15,7 @@ import {
   OPERATIONS,
   type Operation,
   pathParamNames,
+  type QueryParameterDoc,
 } from "../contract/index.js";
 import {
   DEFAULT_PAGE_LIMIT,
@@ -277,7 +278,7 @@ const PAGING_PARAMETERS: Record<string, string> = {
 
 function queryParameters(
   query: z.ZodObject,
-  descriptions: Record<string, string> = {},
+  descriptions: Readonly<Record<string, string | QueryParameterDoc>> = {},
 ): ParameterObject[] {
   const schema = z.toJSONSchema(query, {
     io: "input",
@@ -291,13 +292,16 @@ function queryParameters(
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, s]) => {
-    const description = descriptions[name] ?? PAGING_PARAMETERS[name];
+    const given = descriptions[name];
+    const description = typeof given === "object" ? given.description : given;
+    const pattern = typeof given === "object" ? { pattern: given.pattern.source } : {};
+    const text = description ?? PAGING_PARAMETERS[name];
     return {
       name,
       in: "query",
       required: required.has(name),
-      ...(description ? { description } : {}),
-      schema: wireForm(s),
+      ...(text ? { description: text } : {}),
+      schema: { ...wireForm(s), ...pattern },
     };
   });
 }
