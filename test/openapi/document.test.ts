@@ -304,7 +304,7 @@ describe("the OpenAPI document", () => {
     const parameter = (operation("GET", "/v2/events").parameters ?? []).find(
       (p) => "name" in p && p.name === "type",
     );
-    const schema = (parameter as { schema: { pattern: string } }).schema;
+    const schema = (parameter as unknown as { schema: { pattern: string } }).schema;
     const pattern = new RegExp(schema.pattern, "u");
     const known = ["retrieval_request.status_changed", "webhook.disabled"];
     const twenty = Array.from({ length: 20 }, (_, i) => known[i % 2]).join(",");
