@@ -17,6 +17,7 @@ import {
   pathParamNames,
   type QueryParameterDoc,
 } from "../contract/index.js";
+import { CaseCreate, DATE_OF_INJURY_RULE } from "../schemas/cases.js";
 import {
   DEFAULT_PAGE_LIMIT,
   OpenEnumOther,
@@ -159,6 +160,11 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
   [
     UnknownEvent.shape.type,
     (s) => Object.assign(s, { not: { enum: [...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES] } }),
+  ],
+  // `.refine(isPastDate)`: no JSON Schema keyword compares with today, so the description says it.
+  [
+    CaseCreate.shape.date_of_injury.unwrap(),
+    (s) => Object.assign(s, { description: DATE_OF_INJURY_RULE }),
   ],
   // The inline `case` is a CaseCreate from the same factory (another instance): point at the component.
   [

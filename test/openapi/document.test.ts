@@ -9,6 +9,7 @@ import {
   type OpenApiDocument,
   openApiDocument,
 } from "../../src/openapi/document.js";
+import { CaseCreate } from "../../src/schemas/cases.js";
 import { EMAIL_PATTERN } from "../../src/schemas/email.js";
 import { EVENT_TYPE_FILTER_MAX } from "../../src/schemas/event-list.js";
 import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
@@ -298,6 +299,17 @@ describe("the OpenAPI document", () => {
     expect(schemas.WebhookTestResult?.properties.event_id).toMatchObject({
       pattern: expect.stringMatching(/^\^evt_test_/),
     });
+  });
+
+  it("says in date_of_injury's description that it must be in the past, as the schema's refinement checks", () => {
+    const schemas = doc.components.schemas as Record<
+      string,
+      { properties: Record<string, { description?: string; format?: string }> }
+    >;
+    const field = schemas.CaseCreate?.properties.date_of_injury;
+    expect(field?.format).toBe("date");
+    expect(field?.description).toContain("date_of_injury must be in the past");
+    expect(CaseCreate.shape.date_of_injury.safeParse("2999-01-01").success).toBe(false);
   });
 
   it("states the events type filter as the reference server takes it: 1 to 20 known types, comma-separated", async () => {
