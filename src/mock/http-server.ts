@@ -293,8 +293,11 @@ async function serve(
     // target such as `http://`, or a method fetch forbids (CONNECT, TRACE, TRACK).
     const method = req.method ?? "";
     const refused = ["CONNECT", "TRACE", "TRACK"].includes(method.toUpperCase());
+    // The path, as every other method's 404 names it (service.ts), when the target has one.
+    const target = req.url ?? "/";
+    const path = URL.canParse(target, origin) ? ` ${new URL(target, origin).pathname}` : "";
     const [status, code, message] = refused
-      ? [404, "not_found", `No endpoint ${method}.`]
+      ? [404, "not_found", `No endpoint ${method}${path}.`]
       : [400, "bad_request", "The request target or a header cannot be read."];
     res
       .writeHead(status, { "content-type": "application/json", "x-request-id": newRequestId() })
