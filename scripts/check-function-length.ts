@@ -31,7 +31,6 @@ export const ALLOWED: readonly string[] = [
   "mock/control-api.ts:createControlApi",
   "mock/service.ts:createMockServiceCore",
   // helper C: the webhook handler
-  "webhooks/handler.ts:createWebhookHandler",
   // helper D: the custody logs
   // nobody's yet: the test kit's lifecycle
   "testing/lifecycle.ts:useMockService",

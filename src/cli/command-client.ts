@@ -51,7 +51,7 @@ export function commandClient(io: CommandIo, options: CommandClientOptions): Com
       ? new UsageError(`${message}; ${options.seeHelp}`)
       : new CommandError(`${message}.`);
   }
-  const fetch = abortableFetch(commandFetch(options.fetch), options.signal);
+  const fetch = abortableFetch(commandFetch(options.fetch, baseUrl), options.signal);
   try {
     return {
       mr: new MedRecords({ apiKey, baseUrl, fetch, logger: options.logger ?? commandLogger(io) }),

@@ -4,12 +4,14 @@ import { CommandError } from "./usage-error.js";
 /**
  * The `fetch` a command's API calls go through: the client's own transport
  * (the environment's proxy used, or refused with what to do; never
- * bypassed), unless a test gave its own.
+ * bypassed), unless a test gave its own. `baseUrl`: the service's address,
+ * which a Node that cannot use the proxy may still reach when the variables
+ * send its host direct.
  */
-export function commandFetch(given: typeof fetch | undefined): typeof fetch {
+export function commandFetch(given: typeof fetch | undefined, baseUrl: string): typeof fetch {
   if (given !== undefined) return given;
   try {
-    return transportFor({}).fetch;
+    return transportFor({ baseUrl }).fetch;
   } catch (error) {
     throw new CommandError(error instanceof Error ? error.message : String(error));
   }

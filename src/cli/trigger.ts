@@ -120,7 +120,7 @@ export async function triggerCommand(
       `no mock address: pass --mock-url or set MEDRECORDS_BASE_URL to the address medrecords mock printed; ${SEE_HELP}`,
     );
   }
-  const send = abortableFetch(commandFetch(deps.fetch), io.signal);
+  const send = abortableFetch(commandFetch(deps.fetch, mockUrl), io.signal);
   const control = async (method: string, path: string, body?: unknown) => {
     let response: Response;
     try {

@@ -8,6 +8,7 @@ import {
   AnyEvent,
   EVENT_RETENTION_DAYS,
   EVENT_TYPE_FILTER_MAX,
+  EVENT_TYPE_FILTER_PATTERN,
   EventListParams,
 } from "../schemas/event-list.js";
 import { defineOperation } from "./operation.js";
@@ -22,7 +23,10 @@ export const list = defineOperation({
   tag: "Events",
   query: EventListParams,
   parameters: {
-    type: `Comma-separated event types, at most ${EVENT_TYPE_FILTER_MAX}, e.g. \`retrieval_request.status_changed,webhook.disabled\`.`,
+    type: {
+      description: `Comma-separated event types, at most ${EVENT_TYPE_FILTER_MAX}, e.g. \`retrieval_request.status_changed,webhook.disabled\`; an unknown type, an empty one or one more is 400 \`validation_error\`.`,
+      pattern: EVENT_TYPE_FILTER_PATTERN,
+    },
     created_after:
       "Only events created at or after this instant (inclusive): list from the last processed `created_at` and deduplicate by id.",
     created_before: "Only events created strictly before this instant.",

@@ -21,6 +21,12 @@ export type Tag =
 /** Error statuses an operation answers with a description of its own. */
 export type ErrorStatus = 400 | 404 | 409 | 429;
 
+/** A query parameter's description, and the pattern of its wire form. */
+export interface QueryParameterDoc {
+  readonly description: string;
+  readonly pattern: RegExp;
+}
+
 /** The names of a path template's parameters: `"/v2/cases/{case_id}"` gives `"case_id"`. */
 export type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
   ? Name | PathParamNames<Rest>
@@ -68,8 +74,12 @@ export interface Operation<P extends string = string> {
   readonly description?: string;
   /** The query's schema; absent when the operation refuses every parameter. */
   readonly query?: z.ZodObject;
-  /** Descriptions of query parameters (`limit` and `cursor` have a common one). */
-  readonly parameters?: Readonly<Record<string, string>>;
+  /**
+   * Descriptions of query parameters (`limit` and `cursor` have a common one),
+   * with the `pattern` the service holds a parameter's wire form to where the
+   * query schema checks less (the document states it).
+   */
+  readonly parameters?: Readonly<Record<string, string | QueryParameterDoc>>;
   /**
    * The request body's schema; {@link EMPTY_BODY} when the operation takes
    * none but refuses a non-empty one; absent when a body is never read (GET).

@@ -55,12 +55,14 @@ function keepAliveAgent(owner: object, protocol: string, http: NodeHttp): Agent 
  * found one set (`owner.viaProxy`).
  */
 export async function nodePut(
-  owner: { readonly viaProxy: boolean },
+  owner: { readonly viaProxy: boolean; readonly checkRoute?: ((url: string) => void) | undefined },
   url: string,
   body: BodyInit,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<Response> {
+  // Refused, as the client's fetch would refuse it, where the proxy cannot be used and the host is not exempt.
+  owner.checkRoute?.(url);
   const target = new URL(url);
   // `.default` is the module object itself, so patches applied to it (as
   // MSW's interceptors do) are seen; a named ESM import would miss them.

@@ -118,6 +118,8 @@ export class Core {
   readonly fetch: typeof fetch;
   /** Whether requests go through a proxy the environment named (transport.ts): Node's streaming upload PUT then does too. */
   readonly viaProxy: boolean;
+  /** Refuses a PUT to a presigned address the transport may not reach direct (transport.ts). */
+  readonly checkRoute: ((url: string) => void) | undefined;
   /** The caller's own `fetch`, if any: uploads use it instead of the Node transport. */
   readonly customFetch: typeof fetch | undefined;
   /** Sent on API requests where the runtime allows it; never to presigned storage addresses. */
@@ -163,9 +165,10 @@ export class Core {
     this.origin = parsed.origin;
     this.customFetch = options.fetch;
     // Decided once, when the client is made, like the key and the base URL.
-    const transport = transportFor(options);
+    const transport = transportFor({ ...options, baseUrl: this.baseUrl });
     this.fetch = transport.fetch;
     this.viaProxy = transport.viaProxy;
+    this.checkRoute = transport.checkRoute;
     // The key lives only in the private field, never in an inspectable object.
     const { apiKey: _key, ...rest } = options;
     this.options = {

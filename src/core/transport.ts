@@ -9,13 +9,18 @@
  *   `EnvHttpProxyAgent`, as `http.setGlobalProxyFromEnv` builds it from the
  *   variables read when the client is made) is given to `fetch` as its
  *   `dispatcher`; the process's global settings are restored at once;
- * - any other Node: a `MedRecordsError` saying what to do.
+ * - any other Node: a `MedRecordsError` saying what to do, unless the
+ *   variables send the base URL's host direct (`NO_PROXY=localhost` for a
+ *   local mock, say): the client is made then, its requests to hosts the
+ *   variables send direct go direct, and any other is refused with that
+ *   error (no-proxy.ts reads the variables as Node's `fetch` does).
  *
  * Deno and Bun read the variables themselves; browsers and Workers have none.
  * A custom `fetch` or a `fetchOptions.dispatcher` takes over routing.
  */
 import { readEnv } from "../internal/env.js";
 import { MedRecordsError } from "./errors.js";
+import { goesDirect } from "./no-proxy.js";
 import { isNode } from "./node-put.js";
 
 /** The variables that name a proxy, and the one that exempts hosts from it. */
@@ -33,6 +38,13 @@ export interface Transport {
   readonly fetch: typeof fetch;
   /** Whether requests go through a proxy named by the environment; Node's streaming PUT then does too. */
   readonly viaProxy: boolean;
+  /**
+   * Throws the `MedRecordsError` the client would have been refused with
+   * when a request to `url` would bypass a proxy the environment names (a
+   * Node that cannot use it, made for a base URL the variables send direct);
+   * Node's streaming PUT calls it, as `fetch` does.
+   */
+  readonly checkRoute?: ((url: string) => void) | undefined;
 }
 
 /** What decides how a Node process can use a proxy variable. */
@@ -65,6 +77,8 @@ export function nodeProxyRoute(
 export function transportFor(options: {
   readonly fetch?: typeof fetch | undefined;
   readonly fetchOptions?: Readonly<Record<string, unknown>> | undefined;
+  /** The client's base URL: a Node that cannot use the proxy may still reach it direct. */
+  readonly baseUrl?: string | undefined;
 }): Transport {
   // Looked up on each call, so that a `fetch` stubbed after the client was made is used.
   const platform: typeof fetch = (input, init) => globalThis.fetch(input, init);
@@ -80,14 +94,43 @@ export function transportFor(options: {
   });
   if (route === "platform") return { fetch: platform, viaProxy: true };
   if (route === "unsupported" || http === undefined) {
-    throw new MedRecordsError(
-      `${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but Node.js ${process.versions.node} does not send fetch requests through a proxy unless started with NODE_USE_ENV_PROXY=1 (Node 22.21+ or 24.5+), and cannot be told to from a library before Node 24.14. Start Node with NODE_USE_ENV_PROXY=1, upgrade Node, pass your own \`fetch\` or \`fetchOptions: { dispatcher }\` (undici's EnvHttpProxyAgent, say), or unset the variable.`,
-    );
+    if (options.baseUrl === undefined || !goesDirect(options.baseUrl)) throw unusableProxy(set);
+    return directOnly(platform, set);
   }
   const dispatcher = proxyDispatcher(http);
   return {
     fetch: (input, init) => globalThis.fetch(input, { ...init, dispatcher } as RequestInit),
     viaProxy: true,
+  };
+}
+
+function unusableProxy(set: readonly string[]): MedRecordsError {
+  return new MedRecordsError(
+    `${set.join(" and ")} ${set.length > 1 ? "are" : "is"} set, but Node.js ${process.versions.node} does not send fetch requests through a proxy unless started with NODE_USE_ENV_PROXY=1 (Node 22.21+ or 24.5+), and cannot be told to from a library before Node 24.14. Start Node with NODE_USE_ENV_PROXY=1, upgrade Node, pass your own \`fetch\` or \`fetchOptions: { dispatcher }\` (undici's EnvHttpProxyAgent, say), list the host in NO_PROXY, or unset the variable.`,
+  );
+}
+
+/**
+ * Where the proxy cannot be used but the base URL's host is sent direct:
+ * requests the variables send direct go so, as the proxy dispatcher would
+ * send them; any other (a presigned address on a host not exempted) is
+ * refused, never sent around the proxy.
+ */
+function directOnly(platform: typeof fetch, set: readonly string[]): Transport {
+  const checkRoute = (url: string) => {
+    if (!goesDirect(url)) throw unusableProxy(set);
+  };
+  return {
+    fetch: (input, init) => {
+      try {
+        checkRoute(input instanceof Request ? input.url : String(input));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return platform(input, init);
+    },
+    viaProxy: false,
+    checkRoute,
   };
 }
 

@@ -225,7 +225,14 @@ export function createControlApi(
   route("POST", "/webhooks/:id/deliveries/:delivery_id/redeliver", async ({ params }) =>
     json(200, await redeliver(contextOf(service), id(params), params.delivery_id as string)),
   );
-  route("GET", "/state", () => json(200, inspectorView(service)));
+  route("GET", "/state", () => {
+    // Read by the inspector's page like its own files, and with their headers: never
+    // sniffed as anything but JSON, never kept by a cache (it shows the mock's whole state).
+    const answer = json(200, inspectorView(service));
+    answer.headers.set("x-content-type-options", "nosniff");
+    answer.headers.set("cache-control", "no-store");
+    return answer;
+  });
   for (const file of INSPECTOR_FILES) {
     router.add("GET", `${INSPECTOR_PATH}${file}`, () => inspectorFile(file));
   }

@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stopMockClock } from "./clock.js";
+import { capConnections } from "./connection-cap.js";
 import { createControlApi } from "./control-api.js";
 import { type ControlGuard, controlGuard } from "./control-guard.js";
 import { partialOfDropped, setClientSignal } from "./faults.js";
@@ -71,9 +72,11 @@ export interface MockServer extends MockServiceCore {
  * or trickles its headers, is answered 408 and disconnected after
  * `headersTimeoutMs`; one whose request (headers and body) takes longer than
  * `requestTimeoutMs` likewise; an idle kept-alive connection is closed after
- * `keepAliveTimeoutMs`. Past `maxConnections` open connections a new one is
- * closed at once. The answer's own time (injected latency, a slow download
- * reader) is not limited.
+ * `keepAliveTimeoutMs`. At `maxConnections` open connections, a new one
+ * makes the connection idle the longest close (kept alive after its answers,
+ * or still without a whole request), and is closed at once only when every
+ * open one has a request in flight. The answer's own time (injected latency,
+ * a slow download reader) is not limited.
  */
 export interface MockServerLimits {
   /** @default 10_000 */
@@ -110,7 +113,7 @@ function limitedServer(
     },
     listener,
   );
-  server.maxConnections = limits.maxConnections;
+  capConnections(server, limits.maxConnections);
   return server;
 }
 
@@ -290,8 +293,11 @@ async function serve(
     // target such as `http://`, or a method fetch forbids (CONNECT, TRACE, TRACK).
     const method = req.method ?? "";
     const refused = ["CONNECT", "TRACE", "TRACK"].includes(method.toUpperCase());
+    // The path, as every other method's 404 names it (service.ts), when the target has one.
+    const target = req.url ?? "/";
+    const path = URL.canParse(target, origin) ? ` ${new URL(target, origin).pathname}` : "";
     const [status, code, message] = refused
-      ? [404, "not_found", `No endpoint ${method}.`]
+      ? [404, "not_found", `No endpoint ${method}${path}.`]
       : [400, "bad_request", "The request target or a header cannot be read."];
     res
       .writeHead(status, { "content-type": "application/json", "x-request-id": newRequestId() })

@@ -15,7 +15,9 @@ import {
   OPERATIONS,
   type Operation,
   pathParamNames,
+  type QueryParameterDoc,
 } from "../contract/index.js";
+import { CaseCreate, DATE_OF_INJURY_RULE } from "../schemas/cases.js";
 import {
   DEFAULT_PAGE_LIMIT,
   OpenEnumOther,
@@ -159,6 +161,11 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
     UnknownEvent.shape.type,
     (s) => Object.assign(s, { not: { enum: [...EVENT_LOG_TYPES, ...DELIVERY_ONLY_EVENT_TYPES] } }),
   ],
+  // `.refine(isPastDate)`: no JSON Schema keyword compares with today, so the description says it.
+  [
+    CaseCreate.shape.date_of_injury.unwrap(),
+    (s) => Object.assign(s, { description: DATE_OF_INJURY_RULE }),
+  ],
   // The inline `case` is a CaseCreate from the same factory (another instance): point at the component.
   [
     RetrievalRequestCreate.shape.case.unwrap(),
@@ -173,7 +180,7 @@ const REFINEMENTS = new Map<z.ZodType, (schema: JsonSchema) => void>([
 // the same to readers and validators, and the regexes (up to 300 characters)
 // would drown the document. Not `email`: "email" means different rules to
 // different validators, so the document states the service's own
-// (EMAIL_PATTERN) as the pattern beside the format.
+// (EMAIL_PATTERN, RFC 5321 mailboxes at a host name) as the pattern beside the format.
 const FORMATS_WITH_ZOD_PATTERN = new Set(["date", "date-time", "uuid"]);
 
 export function override({
@@ -277,7 +284,7 @@ const PAGING_PARAMETERS: Record<string, string> = {
 
 function queryParameters(
   query: z.ZodObject,
-  descriptions: Record<string, string> = {},
+  descriptions: Readonly<Record<string, string | QueryParameterDoc>> = {},
 ): ParameterObject[] {
   const schema = z.toJSONSchema(query, {
     io: "input",
@@ -291,13 +298,16 @@ function queryParameters(
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(properties).map(([name, s]) => {
-    const description = descriptions[name] ?? PAGING_PARAMETERS[name];
+    const given = descriptions[name];
+    const description = typeof given === "object" ? given.description : given;
+    const pattern = typeof given === "object" ? { pattern: given.pattern.source } : {};
+    const text = description ?? PAGING_PARAMETERS[name];
     return {
       name,
       in: "query",
       required: required.has(name),
-      ...(description ? { description } : {}),
-      schema: wireForm(s),
+      ...(text ? { description: text } : {}),
+      schema: { ...wireForm(s), ...pattern },
     };
   });
 }
@@ -532,7 +542,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       title: "Medical Record Retrieval API",
       version: "1.0.0",
       description:
-        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies (the HTML standard\'s valid e-mail address): the pattern is what `format: email` means here.',
+        'Cases, case documents, retrieval requests, webhooks and the event log of the Medical Record Retrieval API v2. Generated from the zod schemas and the reference server\'s routes of the `medrecords` SDK. Every failed call answers `{ "error": { "code", "message" } }`; every response carries `X-Request-Id`. Email fields carry `format: email` and, as their `pattern`, the rule the service applies: an RFC 5321 mailbox (a dot-atom or quoted local part) at a host name, so every address the pattern takes the format admits too.',
     },
     servers: [
       {

@@ -78,6 +78,10 @@ const title = z.string().min(1).max(CASE_TITLE_MAX);
 const description = z.string().max(CASE_DESCRIPTION_MAX);
 const externalId = z.string().max(CASE_EXTERNAL_ID_MAX);
 
+/** What the OpenAPI document says of a new case's `date_of_injury`, beside its `format: date`. */
+export const DATE_OF_INJURY_RULE =
+  "date_of_injury must be in the past: a date after today (UTC, on the service's clock) is 400 `validation_error`.";
+
 /**
  * Builds the CaseCreate schema against a clock, because `date_of_injury` must
  * lie in the past of whoever validates: the caller's clock in the client, the
@@ -99,9 +103,13 @@ export function makeCaseCreate(now: () => number = () => Date.now()) {
     client_address: z.string().max(CASE_CLIENT_ADDRESS_MAX).optional(),
     /** Up to {@link CASE_CLIENT_PHONE_MAX} characters. */
     client_phone: z.string().max(CASE_CLIENT_PHONE_MAX).optional(),
-    /** An email address (the HTML form rule, `EMAIL_PATTERN`). */
+    /** An email address (an RFC 5321 mailbox at a host name, `EMAIL_PATTERN`). */
     client_email: Email.optional(),
-    /** `YYYY-MM-DD`, not after today (UTC) on the validating clock. */
+    /**
+     * `YYYY-MM-DD`; date_of_injury must be in the past: a date after today (UTC, on the
+     * validating clock: the service's) is 400 `validation_error`. The OpenAPI document says
+     * the same ({@link DATE_OF_INJURY_RULE}).
+     */
     date_of_injury: IsoDate.refine((d) => isPastDate(d, now()), "Must be in the past").optional(),
     /** `YYYY-MM-DD`. */
     deposition_date: IsoDate.optional(),
@@ -129,7 +137,7 @@ export const CaseUpdate = z.strictObject({
   title: title.optional(),
   /** Up to {@link CASE_DESCRIPTION_MAX} characters; null clears it. */
   description: description.nullable().optional(),
-  /** An email address (the HTML form rule); null clears it. */
+  /** An email address (an RFC 5321 mailbox at a host name, `EMAIL_PATTERN`); null clears it. */
   client_email: Email.nullable().optional(),
   /** Any of {@link CASE_STATUSES}, `archived` included. */
   status: CaseStatus.optional(),

@@ -17,6 +17,17 @@ export const EVENT_LOG_TYPES: readonly LogEvent["type"][] = LogEvent.options.map
 /** Most types one `type` filter may name (spec, Limits). */
 export const EVENT_TYPE_FILTER_MAX = 20;
 
+/**
+ * The `type` filter as the service takes it, for the OpenAPI document: 1 to
+ * {@link EVENT_TYPE_FILTER_MAX} of the {@link EVENT_LOG_TYPES}, comma-separated,
+ * each with any whitespace around it. Not checked by the client, which leaves
+ * which names exist to the service (a type added later can be asked for).
+ */
+export const EVENT_TYPE_FILTER_PATTERN: RegExp = (() => {
+  const type = `\\s*(?:${EVENT_LOG_TYPES.map((t) => t.replaceAll(".", "\\.")).join("|")})\\s*`;
+  return new RegExp(`^${type}(?:,${type}){0,${EVENT_TYPE_FILTER_MAX - 1}}$`);
+})();
+
 /** How long the log keeps an event, in days (spec, Limits). */
 export const EVENT_RETENTION_DAYS = 30;
 /** {@link EVENT_RETENTION_DAYS} in ms; an event exactly that old is still listed. */

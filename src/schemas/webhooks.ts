@@ -2,7 +2,7 @@ import * as z from "zod";
 import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
-import { HTTP_URL_PATTERN, hasUserInfo, uriProblem } from "./uri.js";
+import { HTTP_URL_PATTERN, hasUserInfo, uriProblem, WEBHOOK_HOST_RULE } from "./uri.js";
 
 /** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
 export const WEBHOOK_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES;
@@ -52,7 +52,8 @@ function webhookUrlProblem(value: string): string | undefined {
   }
   return (
     uriProblem(value) ??
-    (hasUserInfo(value) ? "Must not contain a user name or password" : undefined)
+    (hasUserInfo(value) ? "Must not contain a user name or password" : undefined) ??
+    (HTTP_URL_PATTERN.test(value) ? undefined : WEBHOOK_HOST_RULE)
   );
 }
 

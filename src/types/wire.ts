@@ -60,11 +60,13 @@ export interface CaseCreate {
    */
   client_phone?: string;
   /**
-   * An email address (the HTML form rule, `EMAIL_PATTERN`).
+   * An email address (an RFC 5321 mailbox at a host name, `EMAIL_PATTERN`).
    */
   client_email?: string;
   /**
-   * `YYYY-MM-DD`, not after today (UTC) on the validating clock.
+   * `YYYY-MM-DD`; date_of_injury must be in the past: a date after today (UTC, on the
+   * validating clock: the service's) is 400 `validation_error`. The OpenAPI document says
+   * the same ({@link DATE_OF_INJURY_RULE}).
    */
   date_of_injury?: string;
   /**
@@ -122,7 +124,7 @@ export interface CaseUpdate {
    */
   description?: string | null;
   /**
-   * An email address (the HTML form rule); null clears it.
+   * An email address (an RFC 5321 mailbox at a host name, `EMAIL_PATTERN`); null clears it.
    */
   client_email?: string | null;
   /**

@@ -150,8 +150,146 @@ const BODY_USED_MESSAGE =
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { secret, on } = options;
-  // A missing secret is a deployment error: fail at start-up, not per delivery.
+  const endpoint = new WebhookEndpoint(options);
+  return (request) => endpoint.handle(request);
+}
+
+/** What `createWebhookHandler` returns, as an object: its options checked once, then each request. */
+class WebhookEndpoint {
+  readonly #secrets: readonly string[];
+  readonly #on: WebhookEventHandlers;
+  readonly #toleranceSeconds: number;
+  readonly #maxBodyBytes: number;
+  readonly #dedupe: DedupeStore;
+  readonly #ttlSeconds: number;
+  readonly #now: (() => number) | undefined;
+  readonly #options: WebhookHandlerOptions;
+
+  constructor(options: WebhookHandlerOptions) {
+    this.#secrets = secretsOption(options.secret);
+    this.#toleranceSeconds = normalizeTolerance(options.toleranceSeconds);
+    this.#maxBodyBytes = maxBodyBytesOption(options.maxBodyBytes, "createWebhookHandler");
+    if (typeof options.on !== "object" || options.on === null) {
+      throw new TypeError("createWebhookHandler: `on` must map event types to functions");
+    }
+    this.#on = options.on;
+    this.#dedupe = options.dedupe ?? memoryDedupeStore();
+    this.#ttlSeconds = options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
+    this.#now = options.now;
+    this.#options = options;
+  }
+
+  async handle(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return json(405, { error: "method_not_allowed" }, { allow: "POST" });
+    }
+    if (request.bodyUsed) {
+      // A middleware read the body first: a configuration error, and a 5xx
+      // keeps the service retrying until it is fixed.
+      this.#report(new Error(BODY_USED_MESSAGE), { stage: "verify", request });
+      return json(500, { error: "webhook_handler_failed" });
+    }
+    const event = await this.#verify(request);
+    if (event instanceof Response) return event;
+
+    // The spec asks a receiver to answer a test with a 2xx and do nothing else.
+    if (event.type === "webhook.test") return json(200, { received: true });
+
+    const fn = Object.hasOwn(this.#on, event.type)
+      ? (this.#on as Record<string, AnyHandler | undefined>)[event.type]
+      : undefined;
+    // Not claimed: a poller sharing the store may still want this id.
+    if (typeof fn !== "function") return json(200, { received: true });
+    return this.#process(fn, event, request);
+  }
+
+  /** The verified event, or the answer refusing the request. */
+  async #verify(request: Request): Promise<WebhookEvent | Response> {
+    try {
+      // Headers first: an unsigned or stale request is refused unread, so
+      // that a large one costs the receiver nothing.
+      // undefined without the option: the check reads this machine's clock and knows no `now` was given.
+      const checked = checkDeliveryHeaders(request.headers, this.#toleranceSeconds, this.#now?.());
+      if (declaredLengthExceeds(request.headers.get("content-length"), this.#maxBodyBytes)) {
+        throw new BodyTooLargeError(this.#maxBodyBytes);
+      }
+      const body = request.body
+        ? await readCapped(request.body, this.#maxBodyBytes)
+        : new Uint8Array();
+      const verified = verifyCheckedDelivery(checked, body, this.#secrets);
+      return verified instanceof Promise ? await verified : verified;
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        this.#report(new WebhookVerificationError("body_too_large", error.message), {
+          stage: "verify",
+          request,
+        });
+        return json(413, { error: "payload_too_large" });
+      }
+      this.#report(error, { stage: "verify", request });
+      // Nothing about why: the detail would help a forger, not the service.
+      return json(400, { error: "invalid_webhook" });
+    }
+  }
+
+  /** Claims the event, runs the user's function, and marks the event done or gives it back. */
+  async #process(fn: AnyHandler, event: WebhookEvent, request: Request): Promise<Response> {
+    const claim = await this.#claim(event, request);
+    if (claim instanceof Response) return claim;
+    if (claim.state === "done") return json(200, { received: true, duplicate: true });
+    // Being processed elsewhere: a 2xx now would lose the event if that
+    // processing fails; a 409 makes the service retry after it is done.
+    if (claim.state === "in_progress") return json(409, { error: "in_progress" });
+
+    try {
+      await fn(event, { request });
+    } catch (error) {
+      this.#report(error, { stage: "handler", request, event });
+      try {
+        await this.#dedupe.release(event.id, claim.token);
+      } catch (releaseError) {
+        this.#report(asStoreError(releaseError, "release"), { stage: "release", request, event });
+      }
+      return json(500, { error: "webhook_handler_failed" });
+    }
+    try {
+      await this.#dedupe.complete(event.id, claim.token, this.#ttlSeconds);
+    } catch (error) {
+      this.#report(asStoreError(error, "complete"), { stage: "complete", request, event });
+      // Not done: the service's retry processes the event again (at least
+      // once), sooner when the lease can be given back.
+      await this.#dedupe.release(event.id, claim.token).catch(() => undefined);
+      return json(503, { error: "store_unavailable" });
+    }
+    return json(200, { received: true });
+  }
+
+  async #claim(event: WebhookEvent, request: Request): Promise<DedupeClaim | Response> {
+    try {
+      return await claimChecked(this.#dedupe, event.id);
+    } catch (error) {
+      if (error instanceof TypeError) {
+        // A store written for the one-phase interface: a deployment error to fix, not an outage.
+        this.#report(error, { stage: "dedupe", request, event });
+        return json(500, { error: "webhook_handler_failed" });
+      }
+      this.#report(asStoreError(error, "claim"), { stage: "dedupe", request, event });
+      return json(503, { error: "store_unavailable" });
+    }
+  }
+
+  #report(error: unknown, context: WebhookErrorContext): void {
+    try {
+      if (this.#options.onError) this.#options.onError(error, context);
+      else defaultOnError(error, context, this.#options.logErrorDetails === true);
+    } catch {
+      // A failing logger must not change what the service is told.
+    }
+  }
+}
+
+/** The secret option as a list; a missing secret is a deployment error, refused at start-up. */
+function secretsOption(secret: string | readonly string[]): readonly string[] {
   const secrets = typeof secret === "string" ? [secret] : secret;
   if (
     !Array.isArray(secrets) ||
@@ -162,106 +300,7 @@ export function createWebhookHandler(
       "createWebhookHandler: `secret` is empty or not a string; is the environment variable set?",
     );
   }
-  const toleranceSeconds = normalizeTolerance(options.toleranceSeconds);
-  const maxBodyBytes = maxBodyBytesOption(options.maxBodyBytes, "createWebhookHandler");
-  if (typeof on !== "object" || on === null) {
-    throw new TypeError("createWebhookHandler: `on` must map event types to functions");
-  }
-  const dedupe = options.dedupe ?? memoryDedupeStore();
-  const ttlSeconds = options.dedupeTtlSeconds ?? DEFAULT_DEDUPE_TTL_SECONDS;
-  const now = options.now;
-  const report = (error: unknown, context: WebhookErrorContext) => {
-    try {
-      if (options.onError) options.onError(error, context);
-      else defaultOnError(error, context, options.logErrorDetails === true);
-    } catch {
-      // A failing logger must not change what the service is told.
-    }
-  };
-
-  return async (request) => {
-    if (request.method !== "POST") {
-      return json(405, { error: "method_not_allowed" }, { allow: "POST" });
-    }
-    if (request.bodyUsed) {
-      // A middleware read the body first: a configuration error, and a 5xx
-      // keeps the service retrying until it is fixed.
-      report(new Error(BODY_USED_MESSAGE), { stage: "verify", request });
-      return json(500, { error: "webhook_handler_failed" });
-    }
-    let event: WebhookEvent;
-    try {
-      // Headers first: an unsigned or stale request is refused unread, so
-      // that a large one costs the receiver nothing.
-      // undefined without the option: the check reads this machine's clock and knows no `now` was given.
-      const checked = checkDeliveryHeaders(request.headers, toleranceSeconds, now?.());
-      if (declaredLengthExceeds(request.headers.get("content-length"), maxBodyBytes)) {
-        throw new BodyTooLargeError(maxBodyBytes);
-      }
-      const body = request.body ? await readCapped(request.body, maxBodyBytes) : new Uint8Array();
-      const verified = verifyCheckedDelivery(checked, body, secrets);
-      event = verified instanceof Promise ? await verified : verified;
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        report(new WebhookVerificationError("body_too_large", error.message), {
-          stage: "verify",
-          request,
-        });
-        return json(413, { error: "payload_too_large" });
-      }
-      report(error, { stage: "verify", request });
-      // Nothing about why: the detail would help a forger, not the service.
-      return json(400, { error: "invalid_webhook" });
-    }
-
-    // The spec asks a receiver to answer a test with a 2xx and do nothing else.
-    if (event.type === "webhook.test") return json(200, { received: true });
-
-    const fn = Object.hasOwn(on, event.type)
-      ? (on as Record<string, AnyHandler | undefined>)[event.type]
-      : undefined;
-    // Not claimed: a poller sharing the store may still want this id.
-    if (typeof fn !== "function") return json(200, { received: true });
-
-    let claim: DedupeClaim;
-    try {
-      claim = await claimChecked(dedupe, event.id);
-    } catch (error) {
-      if (error instanceof TypeError) {
-        // A store written for the one-phase interface: a deployment error to fix, not an outage.
-        report(error, { stage: "dedupe", request, event });
-        return json(500, { error: "webhook_handler_failed" });
-      }
-      report(asStoreError(error, "claim"), { stage: "dedupe", request, event });
-      return json(503, { error: "store_unavailable" });
-    }
-    if (claim.state === "done") return json(200, { received: true, duplicate: true });
-    // Being processed elsewhere: a 2xx now would lose the event if that
-    // processing fails; a 409 makes the service retry after it is done.
-    if (claim.state === "in_progress") return json(409, { error: "in_progress" });
-
-    try {
-      await fn(event, { request });
-    } catch (error) {
-      report(error, { stage: "handler", request, event });
-      try {
-        await dedupe.release(event.id, claim.token);
-      } catch (releaseError) {
-        report(asStoreError(releaseError, "release"), { stage: "release", request, event });
-      }
-      return json(500, { error: "webhook_handler_failed" });
-    }
-    try {
-      await dedupe.complete(event.id, claim.token, ttlSeconds);
-    } catch (error) {
-      report(asStoreError(error, "complete"), { stage: "complete", request, event });
-      // Not done: the service's retry processes the event again (at least
-      // once), sooner when the lease can be given back.
-      await dedupe.release(event.id, claim.token).catch(() => undefined);
-      return json(503, { error: "store_unavailable" });
-    }
-    return json(200, { received: true });
-  };
+  return secrets;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

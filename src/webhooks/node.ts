@@ -21,6 +21,17 @@ export interface NodeListenerOptions {
    */
   maxBodyBytes?: number;
   /**
+   * How long the whole body may take to arrive, in milliseconds, counted
+   * from the request's headers: a body not read to its end by then gets 408
+   * `{"error":"request_timeout"}` and the connection is closed. A deadline,
+   * not an idle timeout: a sender dripping a byte every second is cut off all
+   * the same. The service gives up on a delivery after 5 s, so a genuine one
+   * never needs more; `Infinity` leaves only the server's own timeouts.
+   * @default 10_000 (10 s)
+   * @example 5_000
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Called with errors of the adapter itself (a body consumed by a parser,
    * an aborted stream); verification and handler errors go to the handler's
    * own `onError`.
@@ -55,6 +66,7 @@ export function toNodeListener(
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void {
   const maxBodyBytes = maxBodyBytesOption(options.maxBodyBytes, "toNodeListener");
+  const bodyTimeoutMs = bodyTimeoutOption(options.bodyTimeoutMs);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
 
   return (incoming, res, next) => {
@@ -81,7 +93,7 @@ export function toNodeListener(
           // Handed over as a stream, not read first: the handler checks the
           // signature headers before it pulls a byte, so an unsigned sender
           // gets its answer without the receiver reading what it sends.
-          streamed = new CappedBody(req, maxBodyBytes);
+          streamed = new CappedBody(req, maxBodyBytes, bodyTimeoutMs, () => timedOut(res));
           body = streamed.stream;
         }
       }
@@ -89,13 +101,19 @@ export function toNodeListener(
       try {
         response = await handler(toRequest(req, method, body));
       } catch (error) {
+        // Answered 408 already.
+        if (streamed?.timedOut) return;
         // A handler other than createWebhookHandler let the cap's error through.
         if (streamed?.overflowed) {
           tooLarge(res);
           return;
         }
         throw error;
+      } finally {
+        streamed?.stopDeadline();
       }
+      // The deadline passed while the handler ran: the 408 went out instead.
+      if (streamed?.timedOut) return;
       // A body left unread (refused on its headers, or over the cap) is not
       // drained for the next request on this connection: the connection ends.
       if (streamed !== undefined && !streamed.finished) res.setHeader("connection", "close");
@@ -117,44 +135,151 @@ export function toNodeListener(
   };
 }
 
+/** The whole body did not arrive within `bodyTimeoutMs`: answered 408. */
+export class BodyTimeoutError extends Error {
+  override name = "BodyTimeoutError";
+  readonly bodyTimeoutMs: number;
+  constructor(bodyTimeoutMs: number) {
+    super(
+      `The request body did not arrive whole within bodyTimeoutMs (${bodyTimeoutMs} ms); it was not read further.`,
+    );
+    this.bodyTimeoutMs = bodyTimeoutMs;
+  }
+}
+
 /**
  * A Node request body as a web stream that pulls from the socket only when
  * read, and errors with `BodyTooLargeError` past `max` bytes (reading no
- * further). `finished` once read to its end; `overflowed` once past the cap.
+ * further), or with `BodyTimeoutError` once the deadline passes before its
+ * end (calling `onTimeout` then, read or not). `finished` once read to its
+ * end; `overflowed` once past the cap; `timedOut` once past the deadline.
+ * Each read takes everything the request has buffered as one chunk, so a
+ * body sent in a million 1-byte HTTP chunks reaches the handler in about as
+ * many pieces as the socket was read in, not a million.
  */
 class CappedBody {
   readonly stream: ReadableStream<Uint8Array>;
   finished = false;
   overflowed = false;
+  timedOut = false;
+  readonly #req: NodeRequest;
+  readonly #max: number;
+  readonly #deadline = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout> | undefined;
+  #length = 0;
 
-  constructor(req: NodeRequest, max: number) {
-    let chunks: AsyncIterator<Uint8Array | string> | undefined;
-    let length = 0;
+  constructor(req: NodeRequest, max: number, timeoutMs: number, onTimeout: () => void) {
+    this.#req = req;
+    this.#max = max;
     this.stream = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          // Made on the first read: until then nothing is taken from the socket.
-          chunks ??= req[Symbol.asyncIterator]();
-          const { done, value } = await chunks.next();
-          if (done) {
-            this.finished = true;
-            controller.close();
-            return;
-          }
-          const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
-          length += bytes.byteLength;
-          if (length > max) {
-            this.overflowed = true;
-            controller.error(new BodyTooLargeError(max));
-            return;
-          }
-          controller.enqueue(bytes);
-        },
-        // No read-ahead: `pull` runs only when the handler reads.
-      },
+      { pull: (controller) => this.#pull(controller) },
+      // No read-ahead: `pull` runs only when the handler reads.
       { highWaterMark: 0 },
     );
+    if (timeoutMs !== Number.POSITIVE_INFINITY) {
+      this.#timer = setTimeout(() => {
+        this.timedOut = true;
+        this.#deadline.abort(new BodyTimeoutError(timeoutMs));
+        onTimeout();
+      }, timeoutMs);
+      // The deadline alone must not keep a process alive.
+      this.#timer.unref();
+    }
   }
+
+  /** The body was read, or the request answered: the deadline no longer matters. */
+  stopDeadline(): void {
+    clearTimeout(this.#timer);
+  }
+
+  async #pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    const chunk = await this.#next();
+    if (chunk === null) {
+      this.finished = true;
+      this.stopDeadline();
+      controller.close();
+      return;
+    }
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    this.#length += bytes.byteLength;
+    if (this.#length > this.#max) {
+      this.overflowed = true;
+      controller.error(new BodyTooLargeError(this.#max));
+      return;
+    }
+    controller.enqueue(bytes);
+  }
+
+  /** All the request has buffered, joined into one chunk (Node's `read()`); null at its end. */
+  async #next(): Promise<Uint8Array | string | null> {
+    for (;;) {
+      this.#deadline.signal.throwIfAborted();
+      const chunk: Uint8Array | string | null = this.#req.read();
+      if (chunk !== null) return chunk;
+      if (this.#req.readableEnded) return null;
+      await arrival(this.#req, this.#deadline.signal);
+      // Node's HTTP parser hands over each HTTP chunk of a socket read in a
+      // callback of its own, and promises settle between them: read now, and
+      // a body of 1-byte chunks costs a read (and a pull) per byte. After
+      // setImmediate the parser has finished the socket read, whose chunks
+      // one read then takes together.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/**
+ * Settles once the request has bytes to read, has ended, or failed (an
+ * abort included), or the deadline's signal fires.
+ */
+function arrival(req: NodeRequest, deadline: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      req.off("readable", onReady);
+      req.off("end", onReady);
+      req.off("error", onError);
+      req.off("close", onClose);
+      deadline.removeEventListener("abort", onDeadline);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = () => settle();
+    const onError = (error: unknown) => settle(error);
+    const onClose = () =>
+      settle(req.readableEnded ? undefined : new Error("the request closed before its body ended"));
+    const onDeadline = () => settle(deadline.reason);
+    req.on("readable", onReady);
+    req.on("end", onReady);
+    req.on("error", onError);
+    req.on("close", onClose);
+    deadline.addEventListener("abort", onDeadline);
+  });
+}
+
+/** Largest `bodyTimeoutMs` by default: twice the service's 5 s delivery timeout. */
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+const MAX_TIMER_MS = 2_147_483_647;
+
+function bodyTimeoutOption(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_BODY_TIMEOUT_MS;
+  // Past setTimeout's range Node fires after 1 ms: refused rather than inverted.
+  const usable =
+    typeof value === "number" &&
+    (value === Number.POSITIVE_INFINITY ||
+      (Number.isInteger(value) && value > 0 && value <= MAX_TIMER_MS));
+  if (!usable) {
+    throw new TypeError(
+      `toNodeListener: \`bodyTimeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, or Infinity`,
+    );
+  }
+  return value;
+}
+
+/** The body's deadline passed before its end: answered now, whatever the handler is doing. */
+function timedOut(res: ServerResponse): void {
+  if (res.headersSent) return;
+  res.setHeader("connection", "close");
+  send(res, 408, JSON.stringify({ error: "request_timeout" }), "application/json");
 }
 
 function tooLarge(res: ServerResponse): void {

@@ -8,10 +8,20 @@ import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventsTail } from "../../src/cli/events-tail.js";
 import { CommandError } from "../../src/cli/usage-error.js";
+import { goesDirect } from "../../src/core/no-proxy.js";
 import { nodeProxyRoute } from "../../src/core/transport.js";
 import { MedRecords, MedRecordsError } from "../../src/index.js";
+import { startMockServer } from "../../src/mock/index.js";
 
-const PROXY_VARS = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NODE_USE_ENV_PROXY"];
+const PROXY_VARS = [
+  "HTTP_PROXY",
+  "http_proxy",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "NODE_USE_ENV_PROXY",
+];
 const saved = Object.fromEntries(PROXY_VARS.map((name) => [name, process.env[name]]));
 const setGlobal = http.setGlobalProxyFromEnv;
 
@@ -98,5 +108,71 @@ describe("a Node whose fetch cannot use the proxy (no NODE_USE_ENV_PROXY, no set
     expect(error).toBeInstanceOf(CommandError);
     expect((error as Error).message).toMatch(/^HTTPS_PROXY is set/);
     expect((error as Error).message).not.toContain("s3cret");
+  });
+});
+
+describe("a Node whose fetch cannot use the proxy, with NO_PROXY exempting the base URL's host", () => {
+  /** Node 22.20's capabilities: no NODE_USE_ENV_PROXY, no setGlobalProxyFromEnv. */
+  const node2220 = (variables: Record<string, string>) => {
+    for (const name of PROXY_VARS) delete process.env[name];
+    Object.assign(process.env, variables);
+    (http as { setGlobalProxyFromEnv?: unknown }).setGlobalProxyFromEnv = undefined;
+  };
+  const make = (baseUrl: string) => () => new MedRecords({ apiKey: "mr_test_key", baseUrl });
+
+  it("makes a client for a base URL whose host NO_PROXY names, and refuses one it does not", () => {
+    node2220({ HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "localhost" });
+    expect(make("https://localhost:8443")).not.toThrow();
+    expect(make("https://api.example.com")).toThrow(/^HTTPS_PROXY is set, but Node\.js .*NO_PROXY/);
+    node2220({ https_proxy: "http://127.0.0.1:9", no_proxy: "127.0.0.1:4010,.example.com" });
+    expect(make("https://127.0.0.1:4010")).not.toThrow();
+    expect(make("https://api.example.com")).not.toThrow();
+    expect(make("https://127.0.0.1:4011")).toThrow(MedRecordsError);
+  });
+
+  it("reads the variables as Node's fetch does", () => {
+    const cases: [Record<string, string>, string, boolean][] = [
+      [{ HTTPS_PROXY: "http://p:1" }, "https://api.example.com", false],
+      // HTTPS_PROXY serves https only: an http address goes direct.
+      [{ HTTPS_PROXY: "http://p:1" }, "http://localhost:4010", true],
+      [{ HTTP_PROXY: "http://p:1" }, "https://api.example.com", false],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "*" }, "https://api.example.com", true],
+      [
+        { HTTP_PROXY: "http://p:1", NO_PROXY: "API.Example.com" },
+        "https://api.example.com/v2",
+        true,
+      ],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "example.com" }, "https://api.example.com", false],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: ".example.com" }, "https://api.example.com", true],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "*.example.com" }, "https://api.example.com", true],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "a.test, localhost" }, "http://localhost:80", true],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "localhost:443" }, "https://localhost", true],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "localhost:443" }, "https://localhost:8443", false],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: "[::1]" }, "http://[::1]:4010", true],
+      [{ HTTP_PROXY: "http://p:1", NO_PROXY: " , " }, "http://localhost", false],
+    ];
+    for (const [variables, url, direct] of cases) {
+      node2220(variables);
+      expect(goesDirect(url), `${JSON.stringify(variables)} ${url}`).toBe(direct);
+    }
+  });
+
+  it("sends calls to the exempt host direct, and refuses an upload to a host NO_PROXY leaves to the proxy", async () => {
+    const server = await startMockServer();
+    try {
+      const port = new URL(server.url).port;
+      // Nothing listens on port 9: a request sent to this proxy would fail to connect.
+      node2220({ HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: `127.0.0.1:${port}` });
+      const mr = new MedRecords({ apiKey: server.apiKeys.create(), baseUrl: server.url });
+      const created = await mr.cases.create({ title: "Doe v. Acme", client_name: "Jane Doe" });
+      expect((await mr.cases.retrieve(created.id)).id).toBe(created.id);
+      // The storage origin is another port of 127.0.0.1: not exempt, so not sent around the proxy.
+      const upload = mr.cases.uploadDocument(created.id, {
+        file: new File(["%PDF-1.7"], "records.pdf", { type: "application/pdf" }),
+      });
+      await expect(upload).rejects.toThrow(/^HTTP_PROXY is set, but Node\.js /);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1192,6 +1192,14 @@ describe("the inspector's endpoints: GET /__mock/ui, GET /__mock/state, POST ...
     expect(text).not.toContain(`/v2/retrieval-requests/${rr.id}`);
   });
 
+  it("GET /__mock/state is sent as the inspector's files are: nosniff, and never cached", async () => {
+    const state = await h.control("GET", "/state");
+    expect(state.status).toBe(200);
+    expect(state.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(state.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(state.headers.get("cache-control")).toBe("no-store");
+  });
+
   it("GET /__mock/state carries the newest 200 retrieval requests, events and journal entries, and says when there are more", async () => {
     const server = await startMockServer({ now: START });
     try {

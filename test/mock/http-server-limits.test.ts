@@ -1,8 +1,9 @@
 /**
  * The HTTP reference server's connection limits (MockServerLimits): a
  * connection that sends nothing, or trickles its headers, is answered 408 and
- * closed; an idle kept-alive one is closed; past `maxConnections` a new
- * connection is closed at once. Small limits through the internal options,
+ * closed; an idle kept-alive one is closed; at `maxConnections` a new
+ * connection closes the one idle the longest, or is closed at once when every
+ * open one has a request in flight. Small limits through the internal options,
  * so no test waits for the defaults.
  */
 import { connect, type Socket } from "node:net";
@@ -95,10 +96,56 @@ describe("startMockServer's connection limits", () => {
     expect(idle.state.closedAfterMs).toBeDefined();
   });
 
-  it("closes a connection past maxConnections at once, and serves again once one is gone", async () => {
+  it("at maxConnections, closes the connection idle the longest to serve a new one", async () => {
+    const s = await start({ maxConnections: 3, headersTimeoutMs: 10_000 });
+    const host = new URL(s.url).host;
+    const silent = open(s.url);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Answered, then kept alive: idle since its answer, after `silent` since it opened.
+    const keptAlive = open(s.url, `GET /__mock/clock HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    await expect.poll(() => keptAlive.state.received).toMatch(/^HTTP\/1\.1 200 /);
+    const third = open(s.url);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const fourth = open(s.url, `GET /__mock/clock HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    await expect.poll(() => fourth.state.received).toMatch(/^HTTP\/1\.1 200 /);
+    await within(silent.closed, 2_000);
+    expect(silent.state.closedAfterMs).toBeDefined();
+    expect(keptAlive.state.closedAfterMs).toBeUndefined();
+    expect(third.state.closedAfterMs).toBeUndefined();
+
+    // The next one takes the kept-alive connection's place: it has been idle the longest now.
+    const fifth = open(s.url, `GET /__mock/clock HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    await expect.poll(() => fifth.state.received).toMatch(/^HTTP\/1\.1 200 /);
+    await within(keptAlive.closed, 2_000);
+    expect(keptAlive.state.closedAfterMs).toBeDefined();
+    expect(third.state.closedAfterMs).toBeUndefined();
+  });
+
+  it("serves a new request with 1 024 idle connections open", async () => {
+    const s = await start({ headersTimeoutMs: 60_000 });
+    expect(MOCK_SERVER_LIMITS.maxConnections).toBe(1_024);
+    const idle = Array.from({ length: 1_024 }, () => open(s.url));
+    await Promise.all(
+      idle.map(
+        ({ socket }) => new Promise<void>((resolve) => socket.once("connect", () => resolve())),
+      ),
+    );
+    // Every one accepted by the server before the new one arrives.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const answer = await fetch(`${s.url}/__mock/clock`, { headers: { connection: "close" } });
+    expect(answer.status).toBe(200);
+    await within(idle[0]!.closed, 2_000);
+    expect(idle[0]!.state.closedAfterMs).toBeDefined();
+    expect(idle.filter(({ state }) => state.closedAfterMs !== undefined).length).toBe(1);
+  });
+
+  it("closes a new connection at once when every open one has a request in flight", async () => {
     const s = await start({ maxConnections: 2, headersTimeoutMs: 10_000 });
-    const first = open(s.url);
-    const second = open(s.url);
+    // Headers whole, body still to come: the control API waits for it.
+    const pending = `POST /__mock/api-keys HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`;
+    const first = open(s.url, pending);
+    const second = open(s.url, pending);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const third = open(s.url);
     await within(third.closed, 2_000);

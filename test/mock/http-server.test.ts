@@ -136,6 +136,28 @@ describe("startMockServer addresses", () => {
     }
   });
 
+  it("answers TRACE with a 404 naming the method and the path, as every other unknown endpoint", async () => {
+    // fetch refuses to send TRACE; node:http does not.
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = httpRequest(`${ref.server.url}/v2/cases/abc`, { method: "TRACE" }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.text)).toEqual({
+      error: { code: "not_found", message: "No endpoint TRACE /v2/cases/abc." },
+    });
+    const get = await api(ref.server, ref.key, "GET", "/v2/nope");
+    expect(get.body.error.message).toBe("No endpoint GET /v2/nope.");
+  });
+
   it("serves GET /v2/openapi.json without a key, equal to openApiDocument()", async () => {
     const response = await fetch(`${ref.server.url}/v2/openapi.json`);
     expect(response.status).toBe(200);

@@ -2,17 +2,21 @@
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/contract/index.js";
 import { EMPTY_BODY } from "../../src/contract/operation.js";
+import { createMockService } from "../../src/mock/index.js";
 import {
   buildOpenApiDocument,
   type HttpMethod,
   type OpenApiDocument,
   openApiDocument,
 } from "../../src/openapi/document.js";
+import { CaseCreate } from "../../src/schemas/cases.js";
 import { EMAIL_PATTERN } from "../../src/schemas/email.js";
+import { EVENT_TYPE_FILTER_MAX } from "../../src/schemas/event-list.js";
 import { ACTION_RESPONSE_MESSAGE_MAX } from "../../src/schemas/retrieval-requests.js";
 import { HTTP_URL_PATTERN } from "../../src/schemas/uri.js";
 import { WEBHOOK_HEADERS } from "../../src/webhooks/headers.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";
+import { createApi } from "../mock/helpers.js";
 
 const doc = openApiDocument();
 
@@ -297,6 +301,54 @@ describe("the OpenAPI document", () => {
     });
   });
 
+  it("says in date_of_injury's description that it must be in the past, as the schema's refinement checks", () => {
+    const schemas = doc.components.schemas as Record<
+      string,
+      { properties: Record<string, { description?: string; format?: string }> }
+    >;
+    const field = schemas.CaseCreate?.properties.date_of_injury;
+    expect(field?.format).toBe("date");
+    expect(field?.description).toContain("date_of_injury must be in the past");
+    expect(CaseCreate.shape.date_of_injury.safeParse("2999-01-01").success).toBe(false);
+  });
+
+  it("states the events type filter as the reference server takes it: 1 to 20 known types, comma-separated", async () => {
+    const parameter = (operation("GET", "/v2/events").parameters ?? []).find(
+      (p) => "name" in p && p.name === "type",
+    );
+    const schema = (parameter as unknown as { schema: { pattern: string } }).schema;
+    const pattern = new RegExp(schema.pattern, "u");
+    const known = ["retrieval_request.status_changed", "webhook.disabled"];
+    const twenty = Array.from({ length: 20 }, (_, i) => known[i % 2]).join(",");
+    const values = [
+      known[0]!,
+      known.join(","),
+      ` ${known[0]} , ${known[1]} `,
+      twenty,
+      `${twenty},${known[0]}`,
+      "",
+      " ",
+      `${known[0]},`,
+      `,${known[0]}`,
+      `${known[0]},,${known[1]}`,
+      "retrieval_request.nope",
+      "retrieval_requestXstatus_changed",
+      "webhook.test",
+      `${known[0]}x`,
+    ];
+    const mock = createMockService();
+    const api = createApi(mock, mock.apiKeys.create());
+    const accepted: string[] = [];
+    for (const value of values) {
+      const answer = await api.get(`/v2/events?type=${encodeURIComponent(value)}`);
+      expect([200, 400], value).toContain(answer.status);
+      if (answer.status === 200) accepted.push(value);
+      expect(pattern.test(value), JSON.stringify(value)).toBe(answer.status === 200);
+    }
+    expect(accepted).toEqual(values.slice(0, 4));
+    expect(EVENT_TYPE_FILTER_MAX).toBe(20);
+  });
+
   it("takes query parameters from the list-params schemas, as strings on the wire", () => {
     const names = (method: string, path: string) =>
       (operation(method, path).parameters ?? []).map((p) => ("name" in p ? p.name : p.$ref));
@@ -315,7 +367,7 @@ describe("the OpenAPI document", () => {
       schema: { type: "string", format: "date-time" },
     });
     expect(events.find((p) => "name" in p && p.name === "type")).toMatchObject({
-      schema: { type: "string" },
+      schema: { type: "string", pattern: expect.any(String) },
     });
     expect(operation("GET", "/v2/facilities").parameters).toContainEqual(
       expect.objectContaining({ name: "query", required: true }),

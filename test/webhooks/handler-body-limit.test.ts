@@ -5,6 +5,7 @@ import {
   type WebhookVerificationError,
 } from "../../src/webhooks/index.js";
 import { NOW_MS, nodeSignedHeaders, statusChanged } from "./fixtures.js";
+import { peakHeapGrowth } from "./tiny-chunks.js";
 
 const URL_ = "https://receiver.example/webhooks/medrecords";
 
@@ -126,6 +127,32 @@ describe("createWebhookHandler: the body's size", () => {
     expect(seen).toHaveLength(1);
     const over = signedOfSize(1_048_577);
     expect((await handler(post(over.body, over.headers))).status).toBe(413);
+  });
+
+  it("answers 200 to a delivery streamed in a million 1-byte chunks, keeping less than 32 MiB", async () => {
+    expect(globalThis.gc).toBeTypeOf("function");
+    const { handler, seen } = setup();
+    const { body, headers } = signedOfSize(1_000_000);
+    const bytes = new TextEncoder().encode(body);
+    let sent = 0;
+    // A fresh 1-byte array per chunk, made as it is read, as a runtime's stream hands them over.
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent === bytes.byteLength) controller.close();
+          else controller.enqueue(bytes.slice(sent, ++sent));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    let status = 0;
+    const growth = await peakHeapGrowth(async () => {
+      status = (await handler(post(stream, headers))).status;
+    });
+    expect(status).toBe(200);
+    expect(seen).toEqual([statusChanged.id]);
+    // One buffer of the body, not an array per byte (over 200 MiB of them).
+    expect(growth).toBeLessThan(32 * 1_048_576);
   });
 
   it("refuses an unusable maxBodyBytes at creation", () => {

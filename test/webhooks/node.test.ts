@@ -144,18 +144,28 @@ describe("toNodeListener reads the body only when the handler does", () => {
   it("takes nothing from the request stream when the handler refuses on the headers", async () => {
     const listener = toNodeListener(webhook());
     let reads = 0;
+    let readsBeforeAnswer: number | undefined;
     const base = await listen((req, res) => {
-      const iterate = req[Symbol.asyncIterator].bind(req);
-      req[Symbol.asyncIterator] = () => {
-        reads += 1;
-        return iterate();
+      const read = req.read.bind(req);
+      req.read = (size?: number) => {
+        // read(0) is Node's own, filling its buffer; a read of the body asks for more.
+        if (size !== 0) reads += 1;
+        return read(size);
       };
+      req[Symbol.asyncIterator] = () => {
+        throw new Error("the adapter iterated the request");
+      };
+      const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+      res.end = ((...args: unknown[]) => {
+        readsBeforeAnswer ??= reads;
+        return end(...args);
+      }) as typeof res.end;
       listener(req, res);
     });
     const { request, answered } = chunked(base, {});
     request.end("x".repeat(1_024));
     expect((await answered).status).toBe(400);
-    expect(reads).toBe(0);
+    expect(readsBeforeAnswer).toBe(0);
   });
 
   it("verifies a signed delivery sent in chunks without Content-Length", async () => {
@@ -290,5 +300,120 @@ describe("toNodeListener behind Express", () => {
     const response = await post(`${base}/webhooks`);
     expect(response.status).toBe(503);
     expect(await response.text()).toBe("handled by express");
+  });
+});
+
+describe("toNodeListener: a deadline for the whole body", () => {
+  /** Resolves to the answer, or to "none" when there is none within `ms`. */
+  function within<T>(answer: Promise<T>, ms: number): Promise<T | "none"> {
+    return Promise.race([answer, new Promise<"none">((r) => setTimeout(() => r("none"), ms))]);
+  }
+
+  it("answers 408 to a body dripping a byte every 50 ms once 300 ms have passed, and closes", async () => {
+    const errors: unknown[] = [];
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      on: {},
+      now: () => NOW_MS,
+      onError: (error) => errors.push(error),
+    });
+    const base = await listen(toNodeListener(handler, { bodyTimeoutMs: 300 }));
+    const body = JSON.stringify(statusChanged);
+    const { request, answered } = chunked(base, nodeSignedHeaders(body));
+    let dripped = 0;
+    // Never idle for more than 50 ms: an idle timeout would wait for all of it (about 10 s).
+    const drip = setInterval(() => {
+      if (dripped < body.length) request.write(body[dripped++]!);
+    }, 50);
+    try {
+      const answer = await within(answered, 5_000);
+      expect(answer).toMatchObject({ status: 408, body: '{"error":"request_timeout"}' });
+      expect(answer).toMatchObject({ connection: "close" });
+      expect(dripped).toBeLessThan(body.length / 4);
+    } finally {
+      clearInterval(drip);
+      request.destroy();
+    }
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).name).toBe("BodyTimeoutError");
+  });
+
+  it("answers 408 to a request whose announced body never comes", async () => {
+    const base = await listen(toNodeListener(webhook(), { bodyTimeoutMs: 200 }));
+    const body = JSON.stringify(statusChanged);
+    const request = httpRequest(base, {
+      method: "POST",
+      headers: { "content-length": String(body.length), ...nodeSignedHeaders(body) },
+    });
+    request.on("error", () => {});
+    request.flushHeaders();
+    const answered = new Promise<number>((resolve) => {
+      request.on("response", (response: IncomingMessage) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+    });
+    try {
+      expect(await within(answered, 5_000)).toBe(408);
+    } finally {
+      request.destroy();
+    }
+  });
+
+  it("lets a body that arrives whole within the deadline through, however it was cut", async () => {
+    const fn = vi.fn();
+    const base = await listen(
+      toNodeListener(webhook({ "retrieval_request.status_changed": fn }), { bodyTimeoutMs: 2_000 }),
+    );
+    const body = JSON.stringify(statusChanged);
+    const { request, answered } = chunked(base, nodeSignedHeaders(body));
+    request.write(body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    request.end(body.slice(10));
+    expect((await answered).status).toBe(200);
+    expect(fn).toHaveBeenCalledTimes(1);
+  });
+
+  it("waits 10 s by default: no answer at 9 999 ms, 408 at 10 000 ms", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let arrived!: () => void;
+      const reading = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const listener = toNodeListener(async (request) => {
+        arrived();
+        return new Response(await request.text());
+      });
+      const base = await listen(listener);
+      const { request, answered } = chunked(base, {});
+      request.write("x");
+      let answer: { status: number } | undefined;
+      void answered.then((a) => {
+        answer = a;
+      });
+      await reading;
+      const turns = async () => {
+        for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      };
+      await vi.advanceTimersByTimeAsync(9_999);
+      await turns();
+      expect(answer).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      vi.useRealTimers();
+      expect((await within(answered, 5_000)) as { status: number }).toMatchObject({ status: 408 });
+      request.destroy();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("refuses an unusable bodyTimeoutMs at creation", () => {
+    for (const bodyTimeoutMs of [0, -1, 1.5, Number.NaN, 2 ** 31]) {
+      expect(() => toNodeListener(webhook(), { bodyTimeoutMs })).toThrow(/bodyTimeoutMs/);
+    }
+    expect(() =>
+      toNodeListener(webhook(), { bodyTimeoutMs: Number.POSITIVE_INFINITY }),
+    ).not.toThrow();
   });
 });
