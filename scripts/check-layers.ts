@@ -31,6 +31,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   contract: ["schemas", "shared"],
   core: ["contract", "schemas", "shared", "internal"],
   custody: ["core", "contract", "stores", "schemas", "types", "shared", "internal"],
+  // Drift checks, scrubbed recordings and replay: beside core, loaded by it only when asked for.
+  fidelity: ["core", "contract", "schemas", "types", "shared", "internal"],
   // The compile-time checks that hold each generated interface to its schema.
   "type-checks": ["types", "schemas", "custody"],
   stores: ["schemas", "shared", "internal"],
@@ -41,11 +43,21 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   openapi: ["contract", "webhooks", "schemas", "shared"],
   // The inspector's page: browser code the mock serves, importing nothing of the package.
   inspector: [],
-  mock: ["openapi", "inspector", "webhooks", "contract", "schemas", "shared", "internal"],
+  mock: [
+    "openapi",
+    "inspector",
+    "webhooks",
+    "fidelity",
+    "contract",
+    "schemas",
+    "shared",
+    "internal",
+  ],
   testing: ["mock", "client", "core", "schemas", "shared", "internal"],
   cli: [
     "client",
     "mock",
+    "fidelity",
     "openapi",
     "custody",
     "poller",
@@ -61,6 +73,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "client",
     "resources",
     "custody",
+    "fidelity",
     "poller",
     "stores",
     "webhooks",
@@ -77,10 +90,12 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Layers a layer may reach only lazily (a dynamic `import()`, or `import
  * type`), never statically: the chain-of-custody log sits beside core, which
- * loads it only when a log is attached or a file is saved.
+ * loads it only when a log is attached or a file is saved; so does the
+ * fidelity layer (drift checks, recording), loaded only when `onDrift` or
+ * `record` is set.
  */
 export const LAZY_LAYERS: Readonly<Record<string, readonly string[]>> = {
-  core: ["custody"],
+  core: ["custody", "fidelity"],
 };
 
 /** The layer of a file, by its path under src/. */

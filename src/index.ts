@@ -63,6 +63,8 @@ export { type MemoryCustodyLog, memoryCustodyLog } from "./custody/memory-log.js
 export { type PostgresCustodyLogOptions, postgresCustodyLog } from "./custody/postgres-log.js";
 export type { SavedFile, SaveOptions } from "./custody/save.js";
 export { type CustodyVerification, verifyCustodyLog } from "./custody/verify.js";
+export type { Drift, DriftKind } from "./fidelity/drift.js";
+export { cassette, type Recorder } from "./fidelity/recorder.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,

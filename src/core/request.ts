@@ -22,6 +22,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import { type ExchangeObserver, loadObserver } from "./exchange-observer.js";
 import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
@@ -124,6 +125,8 @@ export class Core {
   /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
   readonly keyHint: string;
   readonly #apiKey: string;
+  /** Drift checking and recording, loaded only when `onDrift` or `record` is set. */
+  readonly #observer: Promise<ExchangeObserver> | undefined;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
@@ -167,6 +170,12 @@ export class Core {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       validateResponses: options.validateResponses ?? false,
     };
+    this.#observer = loadObserver({
+      onDrift: options.onDrift,
+      record: options.record,
+      redact: (text) => this.redact(text),
+      warn: (message) => this.options.logger?.warn?.(message),
+    });
   }
 
   /** Every API request's headers: the call's own, then trace context, over the client's defaults; the key last. */
@@ -323,10 +332,11 @@ export class Core {
     const attempts = new Attempts(op.method);
     const started = performance.now();
     let response: Response;
+    const headers = this.#headersWith(options.headers, span?.headers);
     try {
       response = await ky(url, {
         method: op.method,
-        headers: this.#headersWith(options.headers, span?.headers),
+        headers,
         json: given === undefined ? undefined : body,
         timeout: timeoutMs,
         totalTimeout: deadlineMs,
@@ -346,6 +356,14 @@ export class Core {
       // `AbortSignal.timeout()` aborts with a DOMException also named
       // "TimeoutError", which ky's name-based guard would take for its own.
       if (options.signal?.aborted) throw options.signal.reason;
+      if (this.#observer !== undefined && isHTTPError(error)) {
+        const { response: answer, data } = error;
+        await this.#observe(
+          { op, url, headers, body: given === undefined ? undefined : body },
+          answer,
+          data,
+        );
+      }
       const mapped = this.#mapError(error, describeOperation(op), timeoutMs, attempts.outcomes);
       const last = attempts.last;
       if (last !== undefined && mapped instanceof MedRecordsError) {
@@ -363,6 +381,13 @@ export class Core {
     // The last attempt's answer is the response ky resolved with: its id was read once already.
     const requestId = last?.requestId;
     const data = await parseBody(response, attempts);
+    if (this.#observer !== undefined) {
+      await this.#observe(
+        { op, url, headers, body: given === undefined ? undefined : body },
+        response,
+        data,
+      );
+    }
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
       if (!result.success) {
@@ -375,6 +400,26 @@ export class Core {
       return { data: result.data, response, requestId };
     }
     return { data, response, requestId };
+  }
+
+  /** Hands an ended exchange to the fidelity observer (the key never in what it gets). */
+  async #observe(
+    sent: { op: Operation; url: string; headers: Record<string, string>; body: unknown },
+    response: Response,
+    data: unknown,
+  ): Promise<void> {
+    const { authorization: _key, ...requestHeaders } = sent.headers;
+    const observer = await this.#observer;
+    await observer?.observe({
+      operation: sent.op,
+      url: sent.url,
+      requestHeaders,
+      requestBody: sent.body,
+      status: response.status,
+      responseHeaders: response.headers,
+      responseBody: data,
+      requestId: this.#requestId(response),
+    });
   }
 
   /**
