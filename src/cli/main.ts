@@ -1,5 +1,6 @@
 /** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
 import { VERSION } from "../internal/version.js";
+import { cassetteCommand } from "./cassette-command.js";
 import { custodyCommand } from "./custody-command.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { listenCommand } from "./listen.js";
@@ -21,6 +22,8 @@ Usage:
   medrecords openapi [options]       print the OpenAPI 3.1 document
   medrecords custody verify <log>    check a custody log's hash chain
   medrecords custody export <log>    one row per entry, for a certification
+  medrecords cassette scrub <in> <out>
+                                     scrub a recorded cassette's personal fields
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
 `;
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number
   trigger: triggerCommand,
   openapi: openApiCommand,
   custody: custodyCommand,
+  cassette: cassetteCommand,
   events: (argv, io) => {
     const [sub, ...rest] = argv;
     if (sub === "tail") return eventsTail(rest, io);
