@@ -2,6 +2,7 @@
 import { VERSION } from "../internal/version.js";
 import { cassetteCommand } from "./cassette-command.js";
 import { custodyCommand } from "./custody-command.js";
+import { driftCommand } from "./drift-command.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { listenCommand } from "./listen.js";
 import { mockCommand } from "./mock-command.js";
@@ -22,6 +23,8 @@ Usage:
   medrecords openapi [options]       print the OpenAPI 3.1 document
   medrecords custody verify <log>    check a custody log's hash chain
   medrecords custody export <log>    one row per entry, for a certification
+  medrecords drift <cassette>        replay a recorded cassette against the
+                                     reference server and report every drift
   medrecords cassette scrub <in> <out>
                                      scrub a recorded cassette's personal fields
   medrecords --version               print the version
@@ -35,6 +38,7 @@ const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number
   openapi: openApiCommand,
   custody: custodyCommand,
   cassette: cassetteCommand,
+  drift: driftCommand,
   events: (argv, io) => {
     const [sub, ...rest] = argv;
     if (sub === "tail") return eventsTail(rest, io);

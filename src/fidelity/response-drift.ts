@@ -43,6 +43,11 @@ function listedOf(op: Operation): Listed {
   return listed;
 }
 
+/** The error codes `op` lists for `status` (a 5xx: the server error codes); empty when none. */
+export function listedCodes(op: Operation, status: number): readonly string[] {
+  return (status >= 500 ? SERVER_ERROR_CODES : listedOf(op).codes.get(status)) ?? [];
+}
+
 /** Every drift of `response` from what `op` declares. */
 export function responseDrifts(op: Operation, response: CheckedResponse): Drift[] {
   return responseShapeDrifts(op, response).map((drift) => ({
