@@ -1,9 +1,12 @@
 /**
- * Appends scrubbed exchanges to a cassette file, one line each, as each
- * exchange ends. Appends are chained, so lines keep the order exchanges
- * ended in even when calls overlap.
+ * Appends scrubbed exchanges to a cassette file, one line each. An exchange
+ * is scrubbed when it ends (later changes to the objects the call returned do
+ * not reach the file); its line is serialized and written after, through one
+ * append stream, so lines keep the order exchanges ended in and the call is
+ * not held up by the disk.
  */
-import { appendFile, mkdir } from "node:fs/promises";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ObservedExchange } from "../core/exchange-observer.js";
 import { entryOf, scrubEntry } from "./cassette-entry.js";
@@ -11,24 +14,28 @@ import { cassetteLine } from "./cassette-format.js";
 import { Scrubber } from "./scrubber.js";
 
 export class CassetteWriter {
-  readonly #path: string;
   readonly #redact: (text: string) => string;
   readonly #scrubber = new Scrubber();
-  #tail: Promise<unknown>;
+  readonly #stream: Promise<WriteStream>;
 
   constructor(path: string, redact: (text: string) => string) {
-    this.#path = path;
     this.#redact = redact;
-    this.#tail = mkdir(dirname(path), { recursive: true });
+    this.#stream = mkdir(dirname(path), { recursive: true }).then(() =>
+      createWriteStream(path, { flags: "a", mode: 0o600 }),
+    );
+    // A directory that cannot be made fails each write (reported there), not the process.
+    this.#stream.catch(() => undefined);
   }
 
-  /** Scrubs the exchange now (its values are not kept) and appends its line after the earlier ones. */
+  /** Scrubs the exchange now; resolves once its line is written. */
   write(exchange: ObservedExchange): Promise<void> {
     const entry = entryOf(exchange, this.#redact, new Date().toISOString());
-    const line = cassetteLine(scrubEntry(entry, exchange.operation, this.#scrubber, this.#redact));
-    const written = this.#tail.then(() => appendFile(this.#path, line, { mode: 0o600 }));
-    // A failed append fails its own exchange's write, not the ones after it.
-    this.#tail = written.catch(() => undefined);
-    return written;
+    const scrubbed = scrubEntry(entry, exchange.operation, this.#scrubber, this.#redact);
+    return this.#stream.then(
+      (stream) =>
+        new Promise<void>((resolve, reject) => {
+          stream.write(cassetteLine(scrubbed), (error) => (error ? reject(error) : resolve()));
+        }),
+    );
   }
 }

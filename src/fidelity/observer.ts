@@ -9,6 +9,7 @@ import type {
   ObservedExchange,
   ObserverContext,
 } from "../core/exchange-observer.js";
+import { TRACK_WRITE } from "./recorder.js";
 import { responseDrifts } from "./response-drift.js";
 
 export function createObserver(context: ObserverContext): ExchangeObserver {
@@ -22,13 +23,18 @@ export function createObserver(context: ObserverContext): ExchangeObserver {
   return {
     async observe(exchange: ObservedExchange) {
       if (onDrift !== undefined) report(onDrift, exchange, warn);
-      if (writer === undefined) return;
-      try {
-        await (await writer).write(exchange);
-      } catch (error) {
+      if (writer === undefined || record === undefined) return;
+      const failed = (error: unknown) =>
         warn(
           `medrecords: an exchange of ${exchange.operation.operationId} was not recorded (${error instanceof Error ? error.name : "Error"}).`,
         );
+      try {
+        // Scrubbed now; written after, without holding up the call (recorder.flush() waits for it).
+        const written = (await writer).write(exchange);
+        record[TRACK_WRITE](written);
+        written.catch(failed);
+      } catch (error) {
+        failed(error);
       }
     },
   };

@@ -1,28 +1,57 @@
 /**
  * `cassette(path)`: where `new MedRecords({ record })` writes. Only the
- * address is held here (this module is in every client bundle); the writer
- * and its scrubber load when the first exchange ends (observer.ts).
+ * address and the writes in flight are held here (this module is in every
+ * client bundle); the writer and its scrubber load when the first exchange
+ * ends (observer.ts).
  */
+
+/** Lets a writer tell its recorder about each line it appends (internal). */
+export const TRACK_WRITE = Symbol("medrecords.cassette.track");
 
 /** A place recorded exchanges go to; made by {@link cassette}. */
 export interface Recorder {
   /** The cassette file: JSON lines, appended to. */
   readonly path: string;
   readonly kind: "cassette";
+  /**
+   * Resolves once every exchange that has ended so far is written (or its
+   * write failed, which the client's `logger.warn` is told): await it before
+   * reading the file, or before a short-lived process exits.
+   */
+  flush(): Promise<void>;
+  /** @internal */
+  readonly [TRACK_WRITE]: (write: Promise<unknown>) => void;
 }
 
 /**
  * A cassette file for `new MedRecords({ record: cassette(path) })`: each
- * exchange is appended as one JSON line when it ends, scrubbed (personal
- * fields replaced by fictional values, the same input by the same value
- * within the cassette; no API key, webhook secret or presigned token).
- * Node only (it writes a file).
+ * exchange is scrubbed when it ends (personal fields replaced by fictional
+ * values, the same input by the same value within the cassette; no API key,
+ * webhook secret or presigned token) and appended as one JSON line, in the
+ * order exchanges end, without holding up the call. Node only (it writes a
+ * file).
  *
- * @example new MedRecords({ record: cassette("recordings/staging-2026-11-28.jsonl") })
+ * @example
+ * const recording = cassette("recordings/staging-2026-11-28.jsonl");
+ * const mr = new MedRecords({ record: recording });
+ * // ... calls ...
+ * await recording.flush();
  */
 export function cassette(path: string): Recorder {
   if (typeof path !== "string" || path === "") {
     throw new TypeError("cassette(path): expected the path of a file to append to.");
   }
-  return Object.freeze({ kind: "cassette", path });
+  let pending: Promise<unknown> = Promise.resolve();
+  return Object.freeze({
+    kind: "cassette",
+    path,
+    flush: () => pending.then(() => undefined),
+    [TRACK_WRITE]: (write: Promise<unknown>) => {
+      const settled = write.then(
+        () => undefined,
+        () => undefined,
+      );
+      pending = Promise.all([pending, settled]);
+    },
+  });
 }

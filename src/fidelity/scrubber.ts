@@ -53,7 +53,8 @@ const LAST = ["Placeholder", "Fictive", "Sample", "Example", "Standin", "Mockley
 
 export class Scrubber {
   readonly #key: Buffer;
-  readonly #seen = new Map<string, string>();
+  /** Replacements made so far, by kind then input: a repeated value costs two map reads. */
+  readonly #seen = new Map<PersonalKind, Map<string, string>>();
 
   constructor(key: Buffer = randomBytes(32)) {
     this.#key = key;
@@ -61,51 +62,15 @@ export class Scrubber {
 
   /** `value` with every marked field of `schema` replaced; unknown fields keep their shape only. */
   scrub(schema: z.ZodType | undefined, value: unknown): unknown {
-    if (schema === undefined) return this.unknown(value);
-    const mark = sensitivityOf(schema);
-    if (mark !== undefined) return this.#replace(mark, value);
-    const def = defOf(schema);
-    if (WRAPPERS.has(def.type) && def.innerType) {
-      return value === null || value === undefined ? value : this.scrub(def.innerType, value);
-    }
-    switch (def.type) {
-      case "pipe":
-        return this.scrub(def.in, value);
-      case "lazy":
-        return this.scrub(def.getter?.(), value);
-      case "object":
-        return this.#object(def.shape ?? {}, value);
-      case "array":
-        return Array.isArray(value)
-          ? value.map((item) => this.scrub(def.element, item))
-          : this.unknown(value);
-      case "record":
-        return this.#entries(value, () => def.valueType);
-      case "union":
-        return this.scrub(this.#option(def, value), value);
-      case "intersection":
-        return this.scrub(def.left, value);
-      case "string":
-      case "number":
-      case "int":
-      case "boolean":
-      case "null":
-      case "enum":
-      case "literal":
-      case "custom":
-        // A listed type: kept as it is, if it is that type; anything else is not the spec's.
-        return typeof value === "object" && value !== null ? this.unknown(value) : value;
-      default:
-        return this.unknown(value);
-    }
+    return schema === undefined ? this.unknown(value) : planOf(schema)(value, this);
   }
 
   /** A value the spec does not describe: its shape, without its text or numbers. */
   unknown(value: unknown): unknown {
-    if (typeof value === "string") return this.#replace("text", value);
+    if (typeof value === "string") return this.replace("text", value);
     if (typeof value === "number") return 0;
     if (Array.isArray(value)) return value.map((item) => this.unknown(item));
-    if (typeof value === "object" && value !== null) return this.#entries(value, () => undefined);
+    if (typeof value === "object" && value !== null) return this.entries(value, () => undefined);
     return value;
   }
 
@@ -129,13 +94,8 @@ export class Scrubber {
     };
   }
 
-  #object(shape: Readonly<Record<string, z.ZodType>>, value: unknown): unknown {
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return this.unknown(value);
-    return this.#entries(value, (key) => (Object.hasOwn(shape, key) ? shape[key] : undefined));
-  }
-
-  #entries(value: unknown, schemaOf: (key: string) => z.ZodType | undefined): unknown {
+  /** An object's entries, each scrubbed by the schema `schemaOf` gives its key. */
+  entries(value: unknown, schemaOf: (key: string) => z.ZodType | undefined): unknown {
     if (typeof value !== "object" || value === null || Array.isArray(value))
       return this.unknown(value);
     const out: Record<string, unknown> = {};
@@ -143,8 +103,8 @@ export class Scrubber {
     return out;
   }
 
-  /** The union option `value` belongs to: its discriminator's, else the one it departs least from. */
-  #option(def: Def, value: unknown): z.ZodType | undefined {
+  /** The union option `value` belongs to: the one it departs least from. */
+  option(def: Def, value: unknown): z.ZodType | undefined {
     let best: { option: z.ZodType; drifts: number } | undefined;
     for (const option of def.options ?? []) {
       const drifts = checkShape(option, value).length;
@@ -154,16 +114,22 @@ export class Scrubber {
     return best?.option;
   }
 
-  #replace(mark: Sensitivity, value: unknown): unknown {
+  /** `value` of a field marked `mark`, replaced (the same input by the same value). */
+  replace(mark: Sensitivity, value: unknown): unknown {
     if (typeof value !== "string") return this.unknown(value);
     if (mark === "secret") return SCRUBBED_SECRET;
     if (mark === "presigned_url") return presignedOrigin(value);
     if (value === "") return value;
-    const key = `${mark}\u0000${value}`;
-    let replaced = this.#seen.get(key);
+    let seen = this.#seen.get(mark);
+    if (seen === undefined) {
+      seen = new Map();
+      this.#seen.set(mark, seen);
+    }
+    let replaced = seen.get(value);
     if (replaced === undefined) {
-      replaced = fictional(mark, createHmac("sha256", this.#key).update(key).digest(), value);
-      this.#seen.set(key, replaced);
+      const digest = createHmac("sha256", this.#key).update(`${mark}\u0000${value}`).digest();
+      replaced = fictional(mark, digest, value);
+      seen.set(value, replaced);
     }
     return replaced;
   }
@@ -207,4 +173,88 @@ function fictional(kind: PersonalKind, digest: Buffer, original: string): string
     default:
       return `Scrubbed text ${tag}.`;
   }
+}
+
+/** A schema compiled into the function that scrubs a value by it. */
+type Plan = (value: unknown, scrubber: Scrubber) => unknown;
+
+const plans = new WeakMap<z.ZodType, Plan>();
+
+/** The plan of `schema`, compiled once: a page of 100 cases is then a few calls per field. */
+function planOf(schema: z.ZodType): Plan {
+  const known = plans.get(schema);
+  if (known !== undefined) return known;
+  // A recursive schema meets itself while compiling: it calls through the cache.
+  let built: Plan | undefined;
+  plans.set(schema, (value, scrubber) => (built as Plan)(value, scrubber));
+  built = buildPlan(schema);
+  plans.set(schema, built);
+  return built;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Kept as it is, if it is a scalar; anything else is not the spec's. */
+const scalar: Plan = (value, scrubber) =>
+  typeof value === "object" && value !== null ? scrubber.unknown(value) : value;
+
+function buildPlan(schema: z.ZodType): Plan {
+  const mark = sensitivityOf(schema);
+  if (mark !== undefined) return (value, scrubber) => scrubber.replace(mark, value);
+  const def = defOf(schema);
+  if (WRAPPERS.has(def.type) && def.innerType) {
+    const inner = planOf(def.innerType);
+    return (value, scrubber) =>
+      value === null || value === undefined ? value : inner(value, scrubber);
+  }
+  switch (def.type) {
+    case "pipe":
+      return planOf(def.in as z.ZodType);
+    case "lazy":
+      return (value, scrubber) => planOf((def.getter as () => z.ZodType)())(value, scrubber);
+    case "object":
+      return objectPlan(def.shape ?? {});
+    case "array": {
+      const element = planOf(def.element as z.ZodType);
+      return (value, scrubber) =>
+        Array.isArray(value)
+          ? value.map((item) => element(item, scrubber))
+          : scrubber.unknown(value);
+    }
+    case "record":
+      return (value, scrubber) => scrubber.entries(value, () => def.valueType);
+    case "union":
+      // A scalar of a union (an open enum, a date or a Date) is kept as its listed types are.
+      return (value, scrubber) =>
+        typeof value === "object" && value !== null
+          ? scrubber.scrub(scrubber.option(def, value), value)
+          : value;
+    case "intersection":
+      return planOf(def.left as z.ZodType);
+    case "string":
+    case "number":
+    case "int":
+    case "boolean":
+    case "null":
+    case "enum":
+    case "literal":
+    case "custom":
+      return scalar;
+    default:
+      return (value, scrubber) => scrubber.unknown(value);
+  }
+}
+
+function objectPlan(shape: Readonly<Record<string, z.ZodType>>): Plan {
+  const fields = new Map(Object.entries(shape).map(([key, field]) => [key, planOf(field)]));
+  return (value, scrubber) => {
+    if (!isObject(value)) return scrubber.unknown(value);
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      const plan = fields.get(key);
+      out[key] = plan === undefined ? scrubber.unknown(value[key]) : plan(value[key], scrubber);
+    }
+    return out;
+  };
 }

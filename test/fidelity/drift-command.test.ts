@@ -48,7 +48,8 @@ afterAll(async () => {
 async function recordDay(baseUrl: string, name: string): Promise<string> {
   const path = join(dir, `${name}.jsonl`);
   const apiKey = mock.apiKeys.create();
-  const mr = new MedRecords({ apiKey, baseUrl, maxRetries: 0, record: cassette(path) });
+  const recording = cassette(path);
+  const mr = new MedRecords({ apiKey, baseUrl, maxRetries: 0, record: recording });
   const kase = await mr.cases.create(PERSONAL);
   await mr.cases.retrieve(kase.id);
   await mr.cases.update(kase.id, { status: "pending" });
@@ -63,6 +64,7 @@ async function recordDay(baseUrl: string, name: string): Promise<string> {
   await mr.documents.list({ case_id: kase.id });
   await mr.requestors.create({ name: "Canary Requestor", email: "r@phi-canary.example" });
   await mr.cases.retrieve("case_not_there").catch(() => undefined);
+  await recording.flush();
   return path;
 }
 
@@ -155,9 +157,11 @@ describe("medrecords drift <cassette>", () => {
       client_name: "Earlier Client",
     });
     const path = join(dir, "later.jsonl");
-    const mr = new MedRecords({ apiKey, baseUrl: mock.url, maxRetries: 0, record: cassette(path) });
+    const recording = cassette(path);
+    const mr = new MedRecords({ apiKey, baseUrl: mock.url, maxRetries: 0, record: recording });
     await mr.cases.retrieve(before.id);
     await mr.cases.update(before.id, { description: "seen later" });
+    await recording.flush();
     const { code, stdout } = await run(["drift", path, "--json"]);
     expect(JSON.parse(stdout)).toEqual({ exchanges: 2, drifts: [] });
     expect(code).toBe(0);

@@ -20,11 +20,12 @@ beforeAll(async () => {
   mock = await startMockServer({ now: "2026-06-15T12:00:00.000Z" });
   dir = mkdtempSync(join(tmpdir(), "medrecords-from-"));
   path = join(dir, "day.jsonl");
+  const recording = cassette(path);
   const mr = new MedRecords({
     apiKey: mock.apiKeys.create(),
     baseUrl: mock.url,
     maxRetries: 0,
-    record: cassette(path),
+    record: recording,
   });
   const kase = await mr.cases.create({ title: "Doe v. Acme", client_name: "Jane Doe" });
   await mr.cases.update(kase.id, { status: "pending" });
@@ -34,6 +35,7 @@ beforeAll(async () => {
     file_name: "intake.pdf",
     file_type: "application/pdf",
   });
+  await recording.flush();
   recorded = { caseId: kase.id, requestorId: requestor.id, documentId: document.id };
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,7 +45,8 @@ afterAll(async () => {
 /** A session that touches every personal field, a webhook secret and both presigned addresses. */
 async function recordSession(path: string) {
   const apiKey = mock.apiKeys.create();
-  const mr = new MedRecords({ apiKey, baseUrl: mock.url, maxRetries: 0, record: cassette(path) });
+  const recording = cassette(path);
+  const mr = new MedRecords({ apiKey, baseUrl: mock.url, maxRetries: 0, record: recording });
   const { title, client_name, client_date_of_birth, client_address, client_phone, client_email } =
     PLANTED;
   const fields = { client_name, client_date_of_birth, client_address, client_phone, client_email };
@@ -82,6 +83,7 @@ async function recordSession(path: string) {
     message: PLANTED.action_response_message,
   });
   await mr.cases.retrieve("case_not_there").catch(() => undefined);
+  await recording.flush();
   return { apiKey, kase, second, document, download, webhook };
 }
 
@@ -160,5 +162,29 @@ describe("record: cassette(path)", () => {
       return (first?.request.body as { client_name?: string } | undefined)?.client_name;
     };
     expect(name(one)).not.toBe(name(two));
+  });
+});
+
+describe("cassette(path)", () => {
+  it("refuses an empty path, and flush() resolves at once with nothing written", async () => {
+    expect(() => cassette("")).toThrow("cassette(path): expected the path of a file to append to.");
+    await expect(cassette(join(dir, "unused.jsonl")).flush()).resolves.toBeUndefined();
+  });
+
+  it("reports a write that fails to logger.warn, and the call still returns", async () => {
+    const warnings: string[] = [];
+    const recording = cassette(join(dir, "a-file", "under-a-file.jsonl"));
+    writeFileSync(join(dir, "a-file"), "not a directory");
+    const mr = new MedRecords({
+      apiKey: mock.apiKeys.create(),
+      baseUrl: mock.url,
+      maxRetries: 0,
+      record: recording,
+      logger: { warn: (message) => warnings.push(message) },
+    });
+    const page = await mr.cases.list({ limit: 1 });
+    expect(page.results).toBeDefined();
+    await recording.flush();
+    expect(warnings).toEqual(["medrecords: an exchange of listCases was not recorded (Error)."]);
   });
 });
