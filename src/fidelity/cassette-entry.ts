@@ -28,16 +28,29 @@ export function safeHeaders(
   return out;
 }
 
+/** Each operation's path template as a pattern and its parameter names, made once. */
+const templates = new WeakMap<Operation, { pattern: RegExp; names: string[] }>();
+
+function templateOf(op: Operation): { pattern: RegExp; names: string[] } {
+  let template = templates.get(op);
+  if (template === undefined) {
+    const names: string[] = [];
+    const source = op.path
+      .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      .replace(/\\\{(\w+)\\\}/g, (_, name: string) => {
+        names.push(name);
+        return "([^/]+)";
+      });
+    template = { pattern: new RegExp(`${source}$`), names };
+    templates.set(op, template);
+  }
+  return template;
+}
+
 /** The path parameters of `url` under `op`'s template, decoded; empty when it does not match. */
 export function paramsOf(op: Operation, url: URL): Record<string, string> {
-  const names: string[] = [];
-  const pattern = op.path
-    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    .replace(/\\\{(\w+)\\\}/g, (_, name: string) => {
-      names.push(name);
-      return "([^/]+)";
-    });
-  const match = new RegExp(`${pattern}$`).exec(url.pathname);
+  const { pattern, names } = templateOf(op);
+  const match = pattern.exec(url.pathname);
   if (match === null) return {};
   return Object.fromEntries(
     names.map((name, i) => [name, decodeURIComponent(match[i + 1] as string)]),

@@ -34,7 +34,11 @@ export class CassetteWriter {
     return this.#stream.then(
       (stream) =>
         new Promise<void>((resolve, reject) => {
-          stream.write(cassetteLine(scrubbed), (error) => (error ? reject(error) : resolve()));
+          // Serialized on a later turn of the event loop (in order: immediates run first in, first
+          // out), while the caller's next request is in flight, rather than before the call returns.
+          setImmediate(() => {
+            stream.write(cassetteLine(scrubbed), (error) => (error ? reject(error) : resolve()));
+          });
         }),
     );
   }
