@@ -176,6 +176,8 @@ export class Core {
       redact: (text) => this.redact(text),
       warn: (message) => this.options.logger?.warn?.(message),
     });
+    // A load that fails is reported by the first call that needs it, not as an unhandled rejection.
+    this.#observer?.catch(() => undefined);
   }
 
   /** Every API request's headers: the call's own, then trace context, over the client's defaults; the key last. */
@@ -409,7 +411,16 @@ export class Core {
     data: unknown,
   ): Promise<void> {
     const { authorization: _key, ...requestHeaders } = sent.headers;
-    const observer = await this.#observer;
+    let observer: ExchangeObserver | undefined;
+    try {
+      observer = await this.#observer;
+    } catch {
+      // The checker could not be loaded: the call is still returned as it came.
+      this.options.logger?.warn?.(
+        "medrecords: onDrift and record are unavailable (the fidelity module did not load).",
+      );
+      return;
+    }
     await observer?.observe({
       operation: sent.op,
       url: sent.url,
