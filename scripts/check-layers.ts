@@ -34,21 +34,33 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // (src/core/transfer-recorder.ts); src/custody implements both and never is imported by core.
   core: ["contract", "schemas", "types", "shared", "internal"],
   custody: ["core", "contract", "stores", "schemas", "types", "shared", "internal"],
+  // Drift checks, scrubbed recordings and replay: beside core, loaded by it only when asked for.
+  fidelity: ["core", "contract", "schemas", "types", "shared", "internal"],
   // The compile-time checks that hold each generated interface to its schema.
   "type-checks": ["types", "schemas", "custody"],
   stores: ["schemas", "shared", "internal"],
   webhooks: ["schemas", "shared", "internal"],
   poller: ["core", "stores", "schemas", "shared", "internal"],
   resources: ["custody", "core", "poller", "contract", "schemas", "shared", "internal"],
-  client: ["resources", "custody", "core", "contract", "schemas", "shared"],
+  client: ["resources", "custody", "fidelity", "core", "contract", "schemas", "shared"],
   openapi: ["contract", "webhooks", "schemas", "shared"],
   // The inspector's page: browser code the mock serves, importing nothing of the package.
   inspector: [],
-  mock: ["openapi", "inspector", "webhooks", "contract", "schemas", "shared", "internal"],
+  mock: [
+    "openapi",
+    "inspector",
+    "webhooks",
+    "fidelity",
+    "contract",
+    "schemas",
+    "shared",
+    "internal",
+  ],
   testing: ["mock", "client", "core", "schemas", "shared", "internal"],
   cli: [
     "client",
     "mock",
+    "fidelity",
     "openapi",
     "custody",
     "poller",
@@ -64,6 +76,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "client",
     "resources",
     "custody",
+    "fidelity",
     "poller",
     "stores",
     "webhooks",

@@ -1,3 +1,4 @@
+import type { ObserverLoader } from "./core/exchange-observer.js";
 import type { ClientOptions } from "./core/options.js";
 import { Core } from "./core/request.js";
 import { checkCustodyOptions } from "./custody/options.js";
@@ -8,6 +9,10 @@ import { Facilities } from "./resources/facilities.js";
 import { Requestors } from "./resources/requestors.js";
 import { RetrievalRequests } from "./resources/retrieval-requests.js";
 import { Webhooks } from "./resources/webhooks.js";
+
+/** The fidelity tools, loaded only when `onDrift` or `record` is set: a client without them does no work per response. */
+const loadObserver: ObserverLoader = (context) =>
+  import("./fidelity/observer.js").then((module) => module.createObserver(context));
 
 /**
  * The Medical Record Retrieval API v2 client.
@@ -35,7 +40,7 @@ export class MedRecords {
   readonly #core: Core;
 
   constructor(options: ClientOptions = {}) {
-    this.#core = new Core(options);
+    this.#core = new Core(options, loadObserver);
     checkCustodyOptions(options);
     this.cases = new Cases(this.#core);
     this.documents = new Documents(this.#core);

@@ -73,6 +73,8 @@ export {
   type VerifyCustodyLogOptions,
   verifyCustodyLog,
 } from "./custody/verify.js";
+export type { Drift, DriftKind } from "./fidelity/drift.js";
+export { cassette, type Recorder } from "./fidelity/recorder.js";
 export {
   type CatchUpOptions,
   type CatchUpPoller,

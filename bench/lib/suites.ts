@@ -6,6 +6,7 @@ export const SUITES = [
   "upload",
   "custody",
   "pagination",
+  "fidelity",
   "poller",
   "mock-http",
   "mock-snapshot",

@@ -1,6 +1,8 @@
 /** The `medrecords` command: dispatches to each command and turns its errors into exit codes. */
 import { VERSION } from "../internal/version.js";
+import { cassetteCommand } from "./cassette-command.js";
 import { custodyCommand } from "./custody-command.js";
+import { driftCommand } from "./drift-command.js";
 import { EVENTS_TAIL_HELP, eventsTail } from "./events-tail.js";
 import { listenCommand } from "./listen.js";
 import { mockCommand } from "./mock-command.js";
@@ -24,6 +26,10 @@ Usage:
   medrecords custody checkpoint <log> --tsa <url>
                                      have a TSA witness the head (RFC 3161)
   medrecords custody export <log>    one row per entry, or a packet, for a certification
+  medrecords drift <cassette>        replay a recorded cassette against the
+                                     reference server and report every drift
+  medrecords cassette scrub <in> <out>
+                                     scrub a recorded cassette's personal fields
   medrecords --version               print the version
   medrecords <command> --help        show a command's options
 `;
@@ -34,6 +40,8 @@ const COMMANDS: Record<string, (argv: string[], io: CommandIo) => Promise<number
   trigger: triggerCommand,
   openapi: openApiCommand,
   custody: custodyCommand,
+  cassette: cassetteCommand,
+  drift: driftCommand,
   events: (argv, io) => {
     const [sub, ...rest] = argv;
     if (sub === "tail") return eventsTail(rest, io);

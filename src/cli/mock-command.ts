@@ -15,6 +15,7 @@ import { isApiKeyShaped, type Scope } from "../mock/model/api-keys.js";
 import { OPENAPI_PATH } from "../openapi/document.js";
 import { SCOPES } from "../schemas/scopes.js";
 import { parseFlags, portFlag } from "./args.js";
+import { readCassette } from "./cassette-command.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";
 
 export const MOCK_HELP = `Usage: medrecords mock [options]
@@ -31,6 +32,9 @@ Options:
   --storage-port <n>     port of presigned upload/download URLs     [default: a free port]
   --scopes <list>        comma-separated scopes of the printed key  [default: every scope]
   --seed <file.json>     objects to create at start (see docs/reference-server.md)
+  --from <cassette>      start with the cases, requestors and documents a
+                         recorded cassette saw, under their recorded ids
+                         (see docs/fidelity.md)
   --now <ISO 8601>       initial time of the mock clock             [default: now]
   --clock <mode>         "real": the mock clock follows real time and runs
                          deliveries, retries and expiries by itself;
@@ -71,6 +75,7 @@ const FLAGS = {
   "storage-port": { type: "string" },
   scopes: { type: "string" },
   seed: { type: "string" },
+  from: { type: "string" },
   now: { type: "string" },
   clock: { type: "string" },
   speed: { type: "string" },
@@ -113,6 +118,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
     throw new UsageError("--id-seed needs a non-empty text");
   }
   const envKey = keptKey(io);
+  const from = flags.from === undefined ? undefined : await readCassette(flags.from);
 
   let server: MockServer;
   try {
@@ -126,6 +132,7 @@ export async function mockCommand(argv: string[], io: CommandIo): Promise<number
       autopilot: flags.autopilot ?? false,
       allowPrivateWebhookUrls: flags["allow-private-webhook-urls"] ?? false,
       ...(idSeed === undefined ? {} : { idSeed }),
+      ...(from === undefined ? {} : { from }),
       ...((flags.now ?? seed?.now) === undefined ? {} : { now: flags.now ?? seed?.now }),
     });
   } catch (error) {

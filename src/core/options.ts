@@ -1,4 +1,5 @@
 import type { CustodyLog } from "./custody-log.js";
+import type { Drift, Recorder } from "./exchange-observer.js";
 import type { LogLevel } from "./logging.js";
 import type { TracerLike } from "./tracing.js";
 
@@ -163,6 +164,26 @@ export interface ClientOptions {
    * @default false
    */
   redactFileNames?: boolean | undefined;
+  /**
+   * Called with each way a response departs from the spec (a field it does
+   * not have, an always-present field missing, an unlisted enum value, a
+   * wrong type, an unlisted status or error code), naming the operation,
+   * status, request id and a JSON pointer, and never a value. The response
+   * is returned as without it. The checker loads only when this is set.
+   * See docs/fidelity.md.
+   * @default undefined (nothing checked)
+   * @example onDrift: (drift) => metrics.increment(`api_drift.${drift.operation}.${drift.kind}`)
+   */
+  onDrift?: ((drift: Drift) => void) | undefined;
+  /**
+   * Appends each exchange to a cassette (JSON lines), scrubbed: personal
+   * fields replaced by fictional values, no API key, secret or presigned
+   * token. `medrecords drift <cassette>` replays it against the reference
+   * server. See docs/fidelity.md.
+   * @default undefined (nothing recorded)
+   * @example record: cassette("recordings/2026-11-28.jsonl")
+   */
+  record?: Recorder | undefined;
 }
 
 /** Options of a single call; they override the client's. */

@@ -25,6 +25,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from "./errors.js";
+import type { ExchangeObserver, ObserverLoader } from "./exchange-observer.js";
 import { RequestLog } from "./logging.js";
 import { AttemptOutcomes } from "./may-have-acted.js";
 import type { ClientOptions, RequestOptions, ResponseInfo } from "./options.js";
@@ -129,8 +130,11 @@ export class Core {
   /** The key's redacted identity (`medrecords_sk_live_...Xy12`): the custody log's default actor. */
   readonly keyHint: string;
   readonly #apiKey: string;
+  /** Drift checking and recording, loaded only when `onDrift` or `record` is set. */
+  readonly #observer: Promise<ExchangeObserver> | undefined;
 
-  constructor(options: ClientOptions = {}) {
+  /** `loadObserver`: how the client loads the fidelity tools when `onDrift` or `record` is set. */
+  constructor(options: ClientOptions = {}, loadObserver?: ObserverLoader) {
     const apiKey = options.apiKey ?? readEnv("MEDRECORDS_API_KEY");
     if (typeof apiKey !== "string" || apiKey.trim() === "") {
       throw new MedRecordsError(
@@ -178,6 +182,17 @@ export class Core {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
       validateResponses: options.validateResponses ?? false,
     };
+    this.#observer =
+      (options.onDrift === undefined && options.record === undefined) || loadObserver === undefined
+        ? undefined
+        : loadObserver({
+            onDrift: options.onDrift,
+            record: options.record,
+            redact: (text) => this.redact(text),
+            warn: (message) => this.options.logger?.warn?.(message),
+          });
+    // A load that fails is reported by the first call that needs it, not as an unhandled rejection.
+    this.#observer?.catch(() => undefined);
   }
 
   /** Every API request's headers: the call's own, then trace context, over the client's defaults; the key last. */
@@ -345,10 +360,11 @@ export class Core {
     const attempts = new Attempts(op.method);
     const started = performance.now();
     let response: Response;
+    const headers = this.#headersWith(options.headers, span?.headers);
     try {
       response = await ky(url, {
         method: op.method,
-        headers: this.#headersWith(options.headers, span?.headers),
+        headers,
         json: given === undefined ? undefined : body,
         timeout: timeoutMs,
         totalTimeout: deadlineMs,
@@ -368,6 +384,14 @@ export class Core {
       // `AbortSignal.timeout()` aborts with a DOMException also named
       // "TimeoutError", which ky's name-based guard would take for its own.
       if (options.signal?.aborted) throw options.signal.reason;
+      if (this.#observer !== undefined && isHTTPError(error)) {
+        const { response: answer, data } = error;
+        await this.#observe(
+          { op, url, headers, body: given === undefined ? undefined : body },
+          answer,
+          data,
+        );
+      }
       const mapped = this.#mapError(error, describeOperation(op), timeoutMs, attempts.outcomes);
       const last = attempts.last;
       if (last !== undefined && mapped instanceof MedRecordsError) {
@@ -385,6 +409,13 @@ export class Core {
     // The last attempt's answer is the response ky resolved with: its id was read once already.
     const requestId = last?.requestId;
     const data = await parseBody(response, attempts);
+    if (this.#observer !== undefined) {
+      await this.#observe(
+        { op, url, headers, body: given === undefined ? undefined : body },
+        response,
+        data,
+      );
+    }
     if (this.options.validateResponses && op.response) {
       const result = op.response.safeParse(data);
       if (!result.success) {
@@ -397,6 +428,35 @@ export class Core {
       return { data: result.data, response, requestId };
     }
     return { data, response, requestId };
+  }
+
+  /** Hands an ended exchange to the fidelity observer (the key never in what it gets). */
+  async #observe(
+    sent: { op: Operation; url: string; headers: Record<string, string>; body: unknown },
+    response: Response,
+    data: unknown,
+  ): Promise<void> {
+    const { authorization: _key, ...requestHeaders } = sent.headers;
+    let observer: ExchangeObserver | undefined;
+    try {
+      observer = await this.#observer;
+    } catch {
+      // The checker could not be loaded: the call is still returned as it came.
+      this.options.logger?.warn?.(
+        "medrecords: onDrift and record are unavailable (the fidelity module did not load).",
+      );
+      return;
+    }
+    await observer?.observe({
+      operation: sent.op,
+      url: sent.url,
+      requestHeaders,
+      requestBody: sent.body,
+      status: response.status,
+      responseHeaders: response.headers,
+      responseBody: data,
+      requestId: this.#requestId(response),
+    });
   }
 
   /**

@@ -7,6 +7,13 @@
  * @module medrecords/mock
  */
 export type { MockAutopilotOptions } from "./autopilot.js";
+export {
+  type Cassette,
+  type CassetteEntry,
+  CassetteFormatError,
+  type MockCassetteSource,
+  parseCassette,
+} from "./cassette-seed.js";
 export type { MockClock, MockClockAdvanceResult, MockClockMode } from "./clock.js";
 export { createMockService } from "./create-mock-service.js";
 export type {

@@ -1,6 +1,7 @@
 import type { HttpHandler } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
 import { createAutopilot, type MockAutopilotOptions } from "./autopilot.js";
+import { type MockCassetteSource, seedFromCassette } from "./cassette-seed.js";
 import { createMockClock, type MockClock, type MockClockMode } from "./clock.js";
 import {
   checkDeliveryTarget,
@@ -115,6 +116,17 @@ export interface MockServiceOptions {
    * @example async () => ["93.184.215.14"]
    */
   lookupHost?: (hostname: string) => Promise<readonly string[]>;
+  /**
+   * A cassette (`record: cassette(path)` in the client) whose cases,
+   * requestors and case documents the server starts with, each as last seen
+   * and under its recorded id, so tests run on shapes seen in production:
+   * its path (Node), or a cassette loaded with `parseCassette(text)`. An
+   * object the spec's schema cannot read is left out; documents hold zeros
+   * of their recorded size. See docs/fidelity.md.
+   * @default undefined (an empty server)
+   * @example createMockService({ from: "recordings/2026-11-28.jsonl" })
+   */
+  from?: MockCassetteSource;
 }
 
 /** Options for the project's own tests only; not part of `medrecords/mock`. */
@@ -123,6 +135,8 @@ export interface InternalMockServiceOptions {
   deliveryTimeoutMs?: number;
   /** Addresses taken for public at delivery, so a loopback receiver can stand in for a public host. */
   publicAddressesForTesting?: readonly string[];
+  /** Which version of each object `from` seeds: `"first"` (and none the cassette created) for `medrecords drift`. @default "last" */
+  fromVersion?: "first" | "last";
   /** Sees every answer of the API origin, e.g. to check it against openapi.json. */
   onApiResponse?: (request: Request, response: Response) => void;
 }
@@ -291,6 +305,9 @@ export function createMockServiceCore(
   clock.runWindowsWith(() => ctx.delivery.queue.runWindow());
   if (options.autopilot) {
     ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
+  }
+  if (options.from !== undefined) {
+    seedFromCassette(ctx, options.from, internal.fromVersion ?? "last");
   }
   const keys = new ApiKeyStore();
 

@@ -9,9 +9,9 @@
  */
 
 import * as z from "zod";
+import { errorResponsesOf, SHARED_ERROR_RESPONSES } from "../contract/error-responses.js";
 import {
   EMPTY_BODY,
-  type ErrorStatus,
   OPERATIONS,
   type Operation,
   pathParamNames,
@@ -34,7 +34,6 @@ import {
 } from "../schemas/retrieval-requests.js";
 import { WEBHOOK_DELIVERY_TIMEOUT_MS, WebhookUpdate } from "../schemas/webhooks.js";
 import { API_KEY_PREFIX } from "../shared/api-key.js";
-import { MAX_BODY_BYTES } from "../shared/request-body.js";
 import { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS } from "../shared/tolerance.js";
 import { WEBHOOK_HEADERS } from "../webhooks/headers.js";
 import { REQUEST_COMPONENTS, RESPONSE_COMPONENTS, TAGS, WEBHOOK_EVENTS } from "./components.js";
@@ -314,36 +313,7 @@ function queryParameters(
 
 // ------------------------------------------------------------------ operations
 
-/** The error responses operations share, as components: status and description. */
-const SHARED_RESPONSES: Record<string, [status: number, description: string]> = {
-  BadRequest: [
-    400,
-    "`validation_error`: the query or the body fails validation (also malformed JSON, an unknown property, an unknown or repeated query parameter). The message names each field as `field: reason`.",
-  ],
-  Unauthorized: [401, "`invalid_api_key`: the key is missing, malformed or not recognized."],
-  Forbidden: [
-    403,
-    "`insufficient_scope`: the key lacks a scope the operation needs; the message names it.",
-  ],
-  NotFound: [404, "`not_found`: the resource does not exist."],
-  RateLimited: [
-    429,
-    "`rate_limited`: too many requests; wait the `Retry-After` seconds, then try again. The spec shows no general rate limit, so expect this on any operation.",
-  ],
-  UnsupportedMediaType: [
-    415,
-    "`unsupported_media_type`: the body is not sent as JSON; the message says what to send (`Content-Type: application/json`).",
-  ],
-  ServerError: [
-    500,
-    "The service failed or is unavailable (`internal_error`, `bad_gateway`, `service_unavailable`, `gateway_timeout`). Safe to retry for reads and idempotent writes.",
-  ],
-};
-
-const sharedResponse = (status: number): Ref => {
-  const name = Object.keys(SHARED_RESPONSES).find((key) => SHARED_RESPONSES[key]?.[0] === status);
-  return { $ref: `#/components/responses/${name}` };
-};
+const sharedResponse = (name: string): Ref => ({ $ref: `#/components/responses/${name}` });
 
 const REQUEST_ID = { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } };
 
@@ -363,26 +333,14 @@ function responses(op: Operation) {
         }
       : { description: "Done; no body.", headers: REQUEST_ID },
   };
-  const statuses: number[] = [400, 401, 403];
-  if (pathParamNames(op.path).length > 0 || op.errors?.[404]) statuses.push(404);
-  if (op.errors?.[409]) statuses.push(409);
-  // The spec shows no general rate limit, so a client must expect one on every operation.
-  statuses.push(429);
-  for (const status of statuses) {
-    const own = op.errors?.[status as ErrorStatus];
-    out[status] = own ? errorResponse(own, status) : sharedResponse(status);
-  }
-  // An operation that refuses every body still reads it (to refuse it): a large or non-JSON one
-  // gets 413 or 415 there too.
-  if (op.body !== undefined) {
-    out[413] = errorResponse(
-      `\`payload_too_large\`: the body is larger than ${MAX_BODY_BYTES} bytes.`,
-      413,
-    );
-    out[415] = sharedResponse(415);
+  for (const error of errorResponsesOf(op)) {
+    out[error.status] =
+      error.own !== undefined
+        ? errorResponse(error.own, error.status)
+        : sharedResponse(error.shared as string);
   }
   // Any operation can meet a failing or overloaded service; the client retries these where safe.
-  out["5XX"] = sharedResponse(500);
+  out["5XX"] = sharedResponse("ServerError");
   return out;
 }
 
@@ -563,7 +521,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     components: {
       schemas: allComponentSchemas(),
       responses: Object.fromEntries(
-        Object.entries(SHARED_RESPONSES).map(([name, [status, description]]) => [
+        Object.entries(SHARED_ERROR_RESPONSES).map(([name, [status, description]]) => [
           name,
           errorResponse(description, status),
         ]),

@@ -1,6 +1,10 @@
 import * as z from "zod";
 import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
+import { personal, presignedUrl } from "./sensitive.js";
+
+// A document's virtual path names what it holds (`/intake/er-notes`): personal.
+const documentPath = personal("document_path", z.string());
 
 /** A file attached to a case. */
 export const Document = z.strictObject({
@@ -9,13 +13,13 @@ export const Document = z.strictObject({
   /** The case it is attached to. */
   case_id: z.string(),
   /** As given when the upload was signed. */
-  file_name: z.string(),
+  file_name: personal("file_name", z.string()),
   /** Bytes. */
   file_size: z.number().int().nonnegative(),
   /** MIME type, as given when the upload was signed. */
   file_type: z.string(),
   /** Virtual path used to group documents in a user interface, e.g. `/intake`. */
-  path: z.string().nullable().optional(),
+  path: documentPath.nullable().optional(),
   /** Set by an update; listings can filter on it. */
   archived: z.boolean(),
   /** ISO 8601 date-time. */
@@ -30,14 +34,14 @@ export const DocumentCreate = z.strictObject({
   /** From case-level signing, after the bytes were PUT; usable once, within an hour of signing. */
   upload_id: z.string().min(1),
   /** Virtual grouping path, e.g. `/intake`. */
-  path: z.string().nullable().optional(),
+  path: documentPath.nullable().optional(),
 });
 export interface DocumentCreate extends Wire.DocumentCreate {}
 
 /** Request body of a partial document update: only supplied fields change. */
 export const DocumentUpdate = z.strictObject({
   /** Virtual grouping path; null removes it. */
-  path: z.string().nullable().optional(),
+  path: documentPath.nullable().optional(),
   /** True archives the document, false unarchives it. */
   archived: z.boolean().optional(),
 });
@@ -46,7 +50,7 @@ export interface DocumentUpdate extends Wire.DocumentUpdate {}
 /** A presigned address to download a file from; it needs no API key. */
 export const DownloadResponse = z.strictObject({
   /** Presigned GET address of the bytes. */
-  download_url: z.url(),
+  download_url: presignedUrl(z.url()),
   /** Seconds the address stays valid: `DOWNLOAD_URL_TTL_SECONDS`. */
   expires_in: z.number().int().positive(),
 });

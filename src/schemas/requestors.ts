@@ -2,6 +2,7 @@ import * as z from "zod";
 import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams } from "./common.js";
 import { Email, EmailOut } from "./email.js";
+import { personal } from "./sensitive.js";
 
 /** Longest `name` of a retrieval profile (requestor). */
 export const REQUESTOR_NAME_MAX = 200;
@@ -17,13 +18,13 @@ export const Requestor = z.strictObject({
   /** Opaque identifier: the `requestor_id` of a retrieval request. */
   id: z.string(),
   /** The person's name. */
-  name: z.string(),
+  name: personal("name", z.string()),
   /** Where the provider writes to. */
-  email: EmailOut,
+  email: personal("email", EmailOut),
   /** The firm or department; null when not given. */
   organization: z.string().nullable(),
   /** As written; null when not given. */
-  phone: z.string().nullable(),
+  phone: personal("phone", z.string()).nullable(),
   /** ISO 8601 date-time. */
   created_at: IsoDateTime,
   /** ISO 8601 date-time; changes with every update. */
@@ -31,10 +32,10 @@ export const Requestor = z.strictObject({
 });
 export interface Requestor extends Wire.Requestor {}
 
-const name = z.string().min(1).max(REQUESTOR_NAME_MAX);
-const email = Email.max(REQUESTOR_EMAIL_MAX);
+const name = personal("name", z.string().min(1).max(REQUESTOR_NAME_MAX));
+const email = personal("email", Email.max(REQUESTOR_EMAIL_MAX));
 const organization = z.string().max(REQUESTOR_ORGANIZATION_MAX);
-const phone = z.string().max(REQUESTOR_PHONE_MAX);
+const phone = personal("phone", z.string().max(REQUESTOR_PHONE_MAX));
 
 /** Request body of requestor creation; also the inline `requestor` of a retrieval request. */
 export const RequestorCreate = z.strictObject({

@@ -6,6 +6,7 @@ import { Email } from "./email.js";
 import { ActionRequiredReason, RetrievalStage, RetrievalStatus } from "./events.js";
 import { Facility, FacilityCreate } from "./facilities.js";
 import { RequestorCreate } from "./requestors.js";
+import { personal } from "./sensitive.js";
 
 // ---------------------------------------------------------------- limits
 
@@ -44,7 +45,7 @@ export const PendingActionRequest = z.strictObject({
   /** Opaque identifier; a reopened request gets a new one. */
   id: z.string(),
   /** What the provider asks of the firm, in the provider's words. */
-  message: z.string(),
+  message: personal("text", z.string()),
   /** Why the request needs the firm. */
   reason: ActionRequiredReason,
   /** The answer must carry an attachment (spec, rule 5). */
@@ -74,7 +75,7 @@ export const RetrievalDocument = z.strictObject({
   /** One of {@link RETRIEVAL_DOCUMENT_KINDS}, or a value the service added later. */
   kind: openEnum(RETRIEVAL_DOCUMENT_KINDS),
   /** Name of the file. */
-  file_name: z.string(),
+  file_name: personal("file_name", z.string()),
   /** MIME type. */
   file_type: z.string(),
   /** Bytes. */
@@ -251,15 +252,18 @@ export type RetrievalDocumentListParams = ListParams;
 export const NON_BLANK_PATTERN = /\S/;
 
 /** Rule 2: trimmed, then 1 to {@link ACTION_RESPONSE_MESSAGE_MAX} characters. Also what the reference server judges with. */
-export const ActionResponseMessage = z
-  .string()
-  // On the raw string: its trimmed form has a character exactly when it has one of these.
-  .regex(NON_BLANK_PATTERN, "Must not be empty after trimming whitespace")
-  .trim()
-  .max(
-    ACTION_RESPONSE_MESSAGE_MAX,
-    `Must be at most ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming`,
-  );
+export const ActionResponseMessage = personal(
+  "text",
+  z
+    .string()
+    // On the raw string: its trimmed form has a character exactly when it has one of these.
+    .regex(NON_BLANK_PATTERN, "Must not be empty after trimming whitespace")
+    .trim()
+    .max(
+      ACTION_RESPONSE_MESSAGE_MAX,
+      `Must be at most ${ACTION_RESPONSE_MESSAGE_MAX} characters after trimming`,
+    ),
+);
 
 /** The one optional file of an answer: a case-level upload under the request's case. */
 export const ActionResponseAttachment = z.strictObject({

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type * as Wire from "../types/wire.js";
 import { IsoDateTime, MimeType } from "./common.js";
+import { personal, presignedUrl } from "./sensitive.js";
 
 /**
  * Case-level signing request. The spec gives no length bound at case level;
@@ -8,7 +9,7 @@ import { IsoDateTime, MimeType } from "./common.js";
  */
 export const SignUploadRequest = z.strictObject({
   /** Name the document will carry. */
-  file_name: z.string().min(1),
+  file_name: personal("file_name", z.string().min(1)),
   /** MIME type, e.g. `application/pdf`: the PUT must send the same `Content-Type`. */
   file_type: MimeType,
 });
@@ -22,7 +23,7 @@ export const RETRIEVAL_UPLOAD_FILE_TYPE_MAX = 200;
 /** Retrieval-level signing request: file_name and file_type bounded ({@link RETRIEVAL_UPLOAD_FILE_NAME_MAX}, {@link RETRIEVAL_UPLOAD_FILE_TYPE_MAX}). */
 export const RetrievalSignUploadRequest = z.strictObject({
   /** Name of the file, 1 to {@link RETRIEVAL_UPLOAD_FILE_NAME_MAX} characters. */
-  file_name: z.string().min(1).max(RETRIEVAL_UPLOAD_FILE_NAME_MAX),
+  file_name: personal("file_name", z.string().min(1).max(RETRIEVAL_UPLOAD_FILE_NAME_MAX)),
   /** MIME type, up to {@link RETRIEVAL_UPLOAD_FILE_TYPE_MAX} characters: the PUT must send the same `Content-Type`. */
   file_type: MimeType.min(1).max(RETRIEVAL_UPLOAD_FILE_TYPE_MAX),
 });
@@ -33,7 +34,7 @@ export const SignUploadResponse = z.strictObject({
   /** A UUID, usable once within an hour of signing (`expires_at`). */
   upload_id: z.uuid(),
   /** Presigned PUT address: send the bytes within {@link UPLOAD_URL_TTL_MINUTES} minutes, without the API key. */
-  upload_url: z.url(),
+  upload_url: presignedUrl(z.url()),
   /** When `upload_id` expires: one hour after signing. */
   expires_at: IsoDateTime,
 });

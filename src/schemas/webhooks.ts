@@ -2,6 +2,7 @@ import * as z from "zod";
 import type * as Wire from "../types/wire.js";
 import { IsoDateTime, ListParams, openEnum, overLengthAsInvalidRequest } from "./common.js";
 import { SUBSCRIBABLE_EVENT_TYPES, TestEventId } from "./events.js";
+import { secret } from "./sensitive.js";
 import { HTTP_URL_PATTERN, hasUserInfo, uriProblem, WEBHOOK_HOST_RULE } from "./uri.js";
 
 /** Event types a webhook can subscribe to (spec, Webhook.events); `webhook.test` is not one. */
@@ -150,7 +151,7 @@ export const WebhookCreateResponse = z.strictObject({
   /** The subscribed types, each once. */
   events: z.array(openEnum(WEBHOOK_EVENT_TYPES)),
   /** `whsec_...`: the HMAC key of every delivery; store it now, it cannot be read again. */
-  secret: z.string().regex(/^whsec_\S+$/, "Expected whsec_<secret>"),
+  secret: secret(z.string().regex(/^whsec_\S+$/, "Expected whsec_<secret>")),
   /** True: a new webhook is enabled. */
   is_enabled: z.boolean(),
   /** Always null on creation. */

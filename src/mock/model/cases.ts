@@ -73,6 +73,21 @@ export function createCase(ctx: ModelContext, input: CaseCreate): CaseRecord {
   return { ...record };
 }
 
+/**
+ * Stores a case exactly as given, id included (a server seeded from a
+ * recording); an id already stored is left as it is. Case numbers handed out
+ * later follow the highest one placed.
+ */
+export function placeCase(ctx: ModelContext, record: CaseRecord): void {
+  const slice = casesSlice.of(ctx);
+  if (slice.cases.has(record.id)) return;
+  const number = /^MR-(\d+)$/.exec(record.case_number)?.[1];
+  if (number !== undefined) slice.caseNumber = Math.max(slice.caseNumber, Number(number));
+  const stored = { seq: nextSequence(ctx.state), value: { ...record } };
+  slice.cases.set(record.id, stored);
+  caseIndex.added(slice.cases, stored);
+}
+
 function findCase(ctx: ModelContext, caseId: string): Stored<CaseRecord> {
   const stored = casesSlice.of(ctx).cases.get(caseId);
   if (stored === undefined) throw notFound("The case does not exist.");

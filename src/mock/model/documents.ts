@@ -1,7 +1,7 @@
 /** Case documents: created from a consumed upload, archived, listed, downloaded. */
 import type { DocumentCreate, DocumentUpdate } from "../../schemas/documents.js";
 import { notFound } from "../http-error.js";
-import { assertCaseExists } from "./cases.js";
+import { assertCaseExists, caseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
@@ -80,6 +80,21 @@ export function createDocument(
   documents.set(record.id, stored);
   documentIndex.added(documents, stored);
   return { ...record };
+}
+
+/**
+ * Stores a document exactly as given, id included (seeding from a
+ * recording), with placeholder bytes of its `file_size`; an id already
+ * stored, or one whose case is not stored, is left out.
+ */
+export function placeDocument(ctx: ModelContext, record: DocumentRecord): void {
+  const documents = documentsSlice.of(ctx);
+  if (documents.has(record.id) || !caseExists(ctx, record.case_id)) return;
+  // Zeros of its size (up to 16 MiB: a recording says how big, never what it held).
+  const bytes = new Uint8Array(Math.min(record.file_size, 16 * 1024 * 1024));
+  const stored: StoredDocument = { seq: nextSequence(ctx.state), value: { ...record }, bytes };
+  documents.set(record.id, stored);
+  documentIndex.added(documents, stored);
 }
 
 function findDocument(ctx: ModelContext, documentId: string): StoredDocument {

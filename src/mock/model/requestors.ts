@@ -39,6 +39,15 @@ export function createRequestor(ctx: ModelContext, input: RequestorCreate): Requ
   return { ...requestor };
 }
 
+/** Stores a requestor exactly as given, id included (seeding from a recording); an id already stored is left as it is. */
+export function placeRequestor(ctx: ModelContext, requestor: Requestor): void {
+  const requestors = requestorsSlice.of(ctx);
+  if (requestors.has(requestor.id)) return;
+  const stored: StoredRequestor = { seq: nextSequence(ctx.state), value: { ...requestor } };
+  requestors.set(requestor.id, stored);
+  requestorIndex.added(requestors, stored);
+}
+
 function findRequestor(ctx: ModelContext, requestorId: string): StoredRequestor {
   const stored = requestorsSlice.of(ctx).get(requestorId);
   if (stored === undefined) throw notFound("The requestor does not exist.");
