@@ -1,4 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
+import { withOwnMethods } from "../internal/own-methods.js";
 import { ChainVerifier } from "./chain.js";
 import {
   CheckpointKeeper,
@@ -82,7 +83,7 @@ export function fileCustodyLog(
   path: string,
   options: FileCustodyLogOptions = {},
 ): WitnessedCustodyLog {
-  return new FileCustodyLog(path, options);
+  return withOwnMethods(new FileCustodyLog(path, options));
 }
 
 class FileCustodyLog implements WitnessedCustodyLog {

@@ -1,3 +1,4 @@
+import { withOwnMethods } from "../internal/own-methods.js";
 import type { PostgresPool, PostgresPoolClient, PostgresQueryable } from "../stores/postgres.js";
 import { quoteTableName, tableCreator } from "../stores/postgres.js";
 import { ChainVerifier } from "./chain.js";
@@ -61,7 +62,7 @@ interface Verified {
  * @example new MedRecords({ custodyLog: postgresCustodyLog({ pool }) })
  */
 export function postgresCustodyLog(options: PostgresCustodyLogOptions): WitnessedCustodyLog {
-  return new PostgresCustodyLog(options);
+  return withOwnMethods(new PostgresCustodyLog(options));
 }
 
 class PostgresCustodyLog implements WitnessedCustodyLog {

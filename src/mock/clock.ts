@@ -9,6 +9,7 @@
  * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
 import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
+import { withOwnMethods } from "../internal/own-methods.js";
 import type { FailedDeliveryAttempt } from "./delivery-runtime.js";
 
 /**
@@ -181,7 +182,7 @@ export function createMockClock(
   initial: Date | string | number,
   options: MockClockOptions = {},
 ): WindowedMockClock {
-  return new ServiceClock(initial, options);
+  return withOwnMethods(new ServiceClock(initial, options));
 }
 
 /** A clock whose window of deliveries a runner makes after each move (the service's). */

@@ -1,3 +1,4 @@
+import { withOwnMethods } from "../internal/own-methods.js";
 import { syncDirectory } from "../internal/sync-directory.js";
 import {
   acquiredLease,
@@ -64,7 +65,7 @@ export function fileCheckpoint(
   path: string,
   options: FileCheckpointOptions = {},
 ): CheckpointLeaseStore {
-  return new FileCheckpoint(path, options);
+  return withOwnMethods(new FileCheckpoint(path, options));
 }
 
 const FN = "fileCheckpoint";

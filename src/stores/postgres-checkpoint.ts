@@ -1,3 +1,4 @@
+import { withOwnMethods } from "../internal/own-methods.js";
 import {
   CheckpointLeaseLostError,
   type CheckpointLeaseLostReason,
@@ -73,7 +74,7 @@ export interface PostgresCheckpointStoreOptions {
 export function postgresCheckpointStore(
   options: PostgresCheckpointStoreOptions,
 ): CheckpointLeaseStore {
-  return new PostgresCheckpoint(options);
+  return withOwnMethods(new PostgresCheckpoint(options));
 }
 
 const FN = "postgresCheckpointStore";

@@ -1,3 +1,4 @@
+import { withOwnMethods } from "../internal/own-methods.js";
 import {
   checkLeaseSeconds,
   type DedupeClaim,
@@ -125,7 +126,7 @@ export interface PostgresDedupeStore extends DedupeStore {
  * const handler = createWebhookHandler({ secret, on, dedupe: postgresDedupeStore({ pool }) });
  */
 export function postgresDedupeStore(options: PostgresDedupeStoreOptions): PostgresDedupeStore {
-  return new PostgresDedupe(options);
+  return withOwnMethods(new PostgresDedupe(options));
 }
 
 /**
