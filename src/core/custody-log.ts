@@ -5,7 +5,9 @@ import type * as Wire from "../types/wire.js";
  * entry's `hash`, from the time-stamping authority the firm names.
  */
 export interface CustodyCheckpoint {
+  /** The head entry's `seq` when the token was taken. */
   seq: number;
+  /** That entry's `hash`: the token's message imprint (SHA-256). */
   hash: string;
   /** The token's time (genTime), as the TSA stated it. */
   time: Date;

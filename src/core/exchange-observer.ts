@@ -47,6 +47,7 @@ export type ObserverLoader = (context: ObserverContext) => Promise<ExchangeObser
 export interface Recorder {
   /** The cassette file: JSON lines, appended to. */
   readonly path: string;
+  /** What the recorder writes: a cassette file (the one kind there is). */
   readonly kind: "cassette";
   /**
    * Resolves once every exchange that has ended so far is written (or its
@@ -88,6 +89,7 @@ export interface Drift {
   request_id: string | undefined;
   /** A JSON pointer into the response body, e.g. `/results/0/case_number`; `""` for the status. */
   pointer: string;
+  /** What departs (see {@link DriftKind}). */
   kind: DriftKind;
   /** What the spec says: a type (`"string"`, `"string or null"`), the enum's values, or the listed statuses or codes. */
   expected: string;

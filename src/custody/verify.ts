@@ -17,6 +17,7 @@ export interface VerifyCustodyLogOptions {
 
 /** A checkpoint as verification found it. */
 export interface CheckpointVerification {
+  /** The entry the checkpoint witnessed. */
   seq: number;
   /** The hash the token witnessed (its message imprint). */
   hash: string;

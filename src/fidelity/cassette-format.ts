@@ -9,7 +9,7 @@ export const CASSETTE_VERSION = 1;
 
 /** One recorded exchange. */
 export interface CassetteEntry {
-  /** {@link CASSETTE_VERSION}. */
+  /** The cassette format's version: 1. */
   v: number;
   /** When the exchange ended, ISO 8601 (the recorder's clock). */
   at: string;
@@ -19,13 +19,16 @@ export interface CassetteEntry {
   params: Record<string, string>;
   /** The query as sent, each value as text. */
   query: Record<string, string>;
+  /** What was sent. */
   request: {
     /** Headers sent, names lower case, credentials left out. */
     headers: Record<string, string>;
     /** The JSON body sent, scrubbed; absent when none. */
     body?: unknown;
   };
+  /** What came back. */
   response: {
+    /** The HTTP status. */
     status: number;
     /** Headers answered, names lower case, credentials left out. */
     headers: Record<string, string>;
@@ -36,11 +39,13 @@ export interface CassetteEntry {
 
 /** A cassette as loaded: its entries, in order. */
 export interface Cassette {
+  /** The recorded exchanges, in the order they ended. */
   readonly entries: readonly CassetteEntry[];
 }
 
 /** A cassette line that is not an exchange: the line number (1-based) and why. */
 export class CassetteFormatError extends Error {
+  /** Always `"CassetteFormatError"`. */
   override name = "CassetteFormatError";
 }
 
