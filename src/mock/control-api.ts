@@ -98,152 +98,32 @@ export const CONTROL_SNAPSHOTS_MAX = 100;
 export function createControlApi(
   service: MockServiceCore,
 ): (request: Request, url: URL) => Promise<Response> {
-  const rr = service.retrievalRequests;
-  const router = new Router<ControlHandler>();
-  const route = (method: string, pattern: string, handler: ControlHandler) =>
-    router.add(method, `/__mock${pattern}`, handler);
-  const now = () => ({ now: service.clock.now().toISOString() });
+  const api = new ControlApi(service);
+  return (request, url) => api.serve(request, url);
+}
 
-  route("GET", "", () =>
-    json(200, {
-      base_url: service.baseUrl,
-      storage_url: service.storageUrl,
-      ...now(),
-      endpoints: CONTROL_ENDPOINTS,
-    }),
-  );
-  route("POST", "/api-keys", async ({ request }) => {
-    const { scopes } = await readJson(request, ApiKeyInput, {});
-    const api_key = service.apiKeys.create(scopes === undefined ? {} : { scopes });
-    return json(201, { api_key, scopes: scopes ?? SCOPES });
-  });
-  route("GET", "/clock", () => json(200, now()));
-  // Answered once the window's deliveries were made, with what they came to.
-  route("POST", "/clock/advance", async ({ request }) =>
-    json(200, windowJson(await service.clock.advance((await readJson(request, AdvanceInput)).by))),
-  );
-  route("POST", "/clock/set", async ({ request }) =>
-    json(200, windowJson(await service.clock.set((await readJson(request, SetClockInput)).now))),
-  );
-  route("POST", "/retrieval-requests/:id/status", async ({ request, params }) =>
-    json(200, rr.setStatus(id(params), await readJson(request, checkedBy<StatusInput>()))),
-  );
-  route("POST", "/retrieval-requests/:id/action-requests", async ({ request, params }) =>
-    json(
-      201,
-      rr.openActionRequest(id(params), await readJson(request, checkedBy<ActionRequestInput>())),
-    ),
-  );
-  route("GET", "/retrieval-requests/:id/action-requests", ({ params }) =>
-    json(200, { results: rr.actionRequests(id(params)) }),
-  );
-  route("POST", "/retrieval-requests/:id/records", async ({ request, params }) => {
-    const { files } = await readJson(request, ReleaseInput);
-    const document_ids = rr.releaseRecords(
-      id(params),
-      files.map(({ content, content_base64, ...file }) => ({
-        ...file,
-        content:
-          content_base64 === undefined
-            ? (content as string)
-            : Uint8Array.from(Buffer.from(content_base64, "base64")),
-      })),
-    );
-    return json(201, { document_ids });
-  });
-  route("POST", "/retrieval-requests/:id/invoices", async ({ request, params }) =>
-    json(201, { document_id: rr.addInvoice(id(params), await readJson(request, InvoiceInput)) }),
-  );
-  route("POST", "/retrieval-requests/:id/invoices/:invoice_id/ready", ({ params }) =>
-    json(200, rr.markInvoiceReady(id(params), params.invoice_id as string)),
-  );
-  route("POST", "/retrieval-requests/:id/complete", ({ params }) =>
-    json(200, rr.complete(id(params))),
-  );
-  route("POST", "/retrieval-requests/:id/cancel", ({ params }) => json(200, rr.cancel(id(params))));
-  route("POST", "/deliveries/flush", async () => {
-    const result = await service.deliveries.flush();
-    return json(200, { flushed: true, ...result });
-  });
-  route("GET", "/deliveries/inbox", () => json(200, { results: service.deliveries.inbox }));
-  route("GET", "/faults", () => json(200, service.faults.current()));
-  route("PUT", "/faults", async ({ request }) => {
-    service.faults.set(await readJson(request, checkedBy<MockFaultOptions>()));
-    return json(200, service.faults.current());
-  });
-  route("DELETE", "/faults", () => {
-    service.faults.clear();
-    return json(200, service.faults.current());
-  });
-  route("POST", "/reset", () => {
-    service.reset();
-    return new Response(null, { status: 204 });
-  });
-  route("POST", "/seed/cases", async ({ request }) =>
-    json(201, service.seed.case(await readJson(request, checkedBy<SeedCaseInput>(), {}))),
-  );
-  route("POST", "/seed/retrieval-requests", async ({ request }) => {
-    const emit = new URL(request.url).searchParams.get("emit");
-    if (emit !== null && emit !== "true" && emit !== "false") {
-      throw new MockApiError(400, "validation_error", "emit: expected true or false.");
-    }
-    const input = await readJson(request, checkedBy<SeedRetrievalInput>());
-    return json(201, service.seed.retrievalRequest(input, { emit: emit === "true" }));
-  });
+/** The control endpoints of one service, routed; the snapshots it holds by id. */
+class ControlApi {
+  readonly #service: MockServiceCore;
+  readonly #router = new Router<ControlHandler>();
   // Held here by id, as a snapshot is an in-process value; ids are never reused.
-  const snapshots = new Map<string, MockSnapshot>();
-  let snapshotCount = 0;
-  const snapshotOf = (params: Record<string, string>) => {
-    const snapshot = snapshots.get(id(params));
-    if (snapshot === undefined) throw notFound(`No snapshot ${id(params)}.`);
-    return snapshot;
-  };
-  route("POST", "/snapshots", () => {
-    if (snapshots.size >= CONTROL_SNAPSHOTS_MAX) {
-      throw new MockApiError(
-        409,
-        "conflict",
-        `The control API holds up to ${CONTROL_SNAPSHOTS_MAX} snapshots; DELETE /__mock/snapshots/{id} one first.`,
-      );
-    }
-    snapshotCount += 1;
-    const snapshotId = `snap_${snapshotCount}`;
-    snapshots.set(snapshotId, service.snapshot());
-    return json(201, { id: snapshotId, ...now() });
-  });
-  route("POST", "/snapshots/:id/restore", ({ params }) => {
-    service.restore(snapshotOf(params));
-    return json(200, now());
-  });
-  route("DELETE", "/snapshots/:id", ({ params }) => {
-    snapshotOf(params);
-    snapshots.delete(id(params));
-    return new Response(null, { status: 204 });
-  });
-  route("GET", "/requests", () => json(200, { results: service.requests }));
-  // The API's redelivery, for the inspector page, which holds no API key.
-  route("POST", "/webhooks/:id/deliveries/:delivery_id/redeliver", async ({ params }) =>
-    json(200, await redeliver(contextOf(service), id(params), params.delivery_id as string)),
-  );
-  route("GET", "/state", () => {
-    // Read by the inspector's page like its own files, and with their headers: never
-    // sniffed as anything but JSON, never kept by a cache (it shows the mock's whole state).
-    const answer = json(200, inspectorView(service));
-    answer.headers.set("x-content-type-options", "nosniff");
-    answer.headers.set("cache-control", "no-store");
-    return answer;
-  });
-  for (const file of INSPECTOR_FILES) {
-    router.add("GET", `${INSPECTOR_PATH}${file}`, () => inspectorFile(file));
-  }
-  route("DELETE", "/requests", () => {
-    service.requests.clear();
-    return new Response(null, { status: 204 });
-  });
+  readonly #snapshots = new Map<string, MockSnapshot>();
+  #snapshotCount = 0;
 
-  return async (request, url) => {
+  constructor(service: MockServiceCore) {
+    this.#service = service;
+    this.#serviceRoutes();
+    this.#clockRoutes();
+    this.#retrievalRoutes();
+    this.#deliveryAndFaultRoutes();
+    this.#seedRoutes();
+    this.#snapshotRoutes();
+    this.#inspectorRoutes();
+  }
+
+  async serve(request: Request, url: URL): Promise<Response> {
     try {
-      const match = router.match(request.method, url.pathname);
+      const match = this.#router.match(request.method, url.pathname);
       if (match === undefined) {
         throw notFound(
           `No control endpoint ${request.method} ${url.pathname}; GET /__mock lists them.`,
@@ -253,6 +133,181 @@ export function createControlApi(
     } catch (error) {
       return controlError(error);
     }
+  }
+
+  #route(method: string, pattern: string, handler: ControlHandler): void {
+    this.#router.add(method, `/__mock${pattern}`, handler);
+  }
+
+  #now() {
+    return { now: this.#service.clock.now().toISOString() };
+  }
+
+  #serviceRoutes(): void {
+    const service = this.#service;
+    this.#route("GET", "", () =>
+      json(200, {
+        base_url: service.baseUrl,
+        storage_url: service.storageUrl,
+        ...this.#now(),
+        endpoints: CONTROL_ENDPOINTS,
+      }),
+    );
+    this.#route("POST", "/api-keys", async ({ request }) => {
+      const { scopes } = await readJson(request, ApiKeyInput, {});
+      const api_key = service.apiKeys.create(scopes === undefined ? {} : { scopes });
+      return json(201, { api_key, scopes: scopes ?? SCOPES });
+    });
+    this.#route("POST", "/reset", () => {
+      service.reset();
+      return new Response(null, { status: 204 });
+    });
+    this.#route("GET", "/requests", () => json(200, { results: service.requests }));
+    this.#route("DELETE", "/requests", () => {
+      service.requests.clear();
+      return new Response(null, { status: 204 });
+    });
+  }
+
+  #clockRoutes(): void {
+    const clock = this.#service.clock;
+    this.#route("GET", "/clock", () => json(200, this.#now()));
+    // Answered once the window's deliveries were made, with what they came to.
+    this.#route("POST", "/clock/advance", async ({ request }) =>
+      json(200, windowJson(await clock.advance((await readJson(request, AdvanceInput)).by))),
+    );
+    this.#route("POST", "/clock/set", async ({ request }) =>
+      json(200, windowJson(await clock.set((await readJson(request, SetClockInput)).now))),
+    );
+  }
+
+  #retrievalRoutes(): void {
+    const rr = this.#service.retrievalRequests;
+    const base = "/retrieval-requests/:id";
+    this.#route("POST", `${base}/status`, async ({ request, params }) =>
+      json(200, rr.setStatus(id(params), await readJson(request, checkedBy<StatusInput>()))),
+    );
+    this.#route("POST", `${base}/action-requests`, async ({ request, params }) =>
+      json(
+        201,
+        rr.openActionRequest(id(params), await readJson(request, checkedBy<ActionRequestInput>())),
+      ),
+    );
+    this.#route("GET", `${base}/action-requests`, ({ params }) =>
+      json(200, { results: rr.actionRequests(id(params)) }),
+    );
+    this.#route("POST", `${base}/records`, async ({ request, params }) => {
+      const { files } = await readJson(request, ReleaseInput);
+      return json(201, { document_ids: rr.releaseRecords(id(params), files.map(recordFile)) });
+    });
+    this.#route("POST", `${base}/invoices`, async ({ request, params }) =>
+      json(201, { document_id: rr.addInvoice(id(params), await readJson(request, InvoiceInput)) }),
+    );
+    this.#route("POST", `${base}/invoices/:invoice_id/ready`, ({ params }) =>
+      json(200, rr.markInvoiceReady(id(params), params.invoice_id as string)),
+    );
+    this.#route("POST", `${base}/complete`, ({ params }) => json(200, rr.complete(id(params))));
+    this.#route("POST", `${base}/cancel`, ({ params }) => json(200, rr.cancel(id(params))));
+  }
+
+  #deliveryAndFaultRoutes(): void {
+    const { deliveries, faults } = this.#service;
+    this.#route("POST", "/deliveries/flush", async () => {
+      const result = await deliveries.flush();
+      return json(200, { flushed: true, ...result });
+    });
+    this.#route("GET", "/deliveries/inbox", () => json(200, { results: deliveries.inbox }));
+    this.#route("GET", "/faults", () => json(200, faults.current()));
+    this.#route("PUT", "/faults", async ({ request }) => {
+      faults.set(await readJson(request, checkedBy<MockFaultOptions>()));
+      return json(200, faults.current());
+    });
+    this.#route("DELETE", "/faults", () => {
+      faults.clear();
+      return json(200, faults.current());
+    });
+    // The API's redelivery, for the inspector page, which holds no API key.
+    this.#route("POST", "/webhooks/:id/deliveries/:delivery_id/redeliver", async ({ params }) =>
+      json(
+        200,
+        await redeliver(contextOf(this.#service), id(params), params.delivery_id as string),
+      ),
+    );
+  }
+
+  #seedRoutes(): void {
+    const seed = this.#service.seed;
+    this.#route("POST", "/seed/cases", async ({ request }) =>
+      json(201, seed.case(await readJson(request, checkedBy<SeedCaseInput>(), {}))),
+    );
+    this.#route("POST", "/seed/retrieval-requests", async ({ request }) => {
+      const emit = new URL(request.url).searchParams.get("emit");
+      if (emit !== null && emit !== "true" && emit !== "false") {
+        throw new MockApiError(400, "validation_error", "emit: expected true or false.");
+      }
+      const input = await readJson(request, checkedBy<SeedRetrievalInput>());
+      return json(201, seed.retrievalRequest(input, { emit: emit === "true" }));
+    });
+  }
+
+  #snapshotRoutes(): void {
+    this.#route("POST", "/snapshots", () =>
+      json(201, { id: this.#takeSnapshot(), ...this.#now() }),
+    );
+    this.#route("POST", "/snapshots/:id/restore", ({ params }) => {
+      this.#service.restore(this.#snapshotOf(params));
+      return json(200, this.#now());
+    });
+    this.#route("DELETE", "/snapshots/:id", ({ params }) => {
+      this.#snapshotOf(params);
+      this.#snapshots.delete(id(params));
+      return new Response(null, { status: 204 });
+    });
+  }
+
+  #takeSnapshot(): string {
+    if (this.#snapshots.size >= CONTROL_SNAPSHOTS_MAX) {
+      throw new MockApiError(
+        409,
+        "conflict",
+        `The control API holds up to ${CONTROL_SNAPSHOTS_MAX} snapshots; DELETE /__mock/snapshots/{id} one first.`,
+      );
+    }
+    this.#snapshotCount += 1;
+    const snapshotId = `snap_${this.#snapshotCount}`;
+    this.#snapshots.set(snapshotId, this.#service.snapshot());
+    return snapshotId;
+  }
+
+  #snapshotOf(params: Record<string, string>): MockSnapshot {
+    const snapshot = this.#snapshots.get(id(params));
+    if (snapshot === undefined) throw notFound(`No snapshot ${id(params)}.`);
+    return snapshot;
+  }
+
+  #inspectorRoutes(): void {
+    this.#route("GET", "/state", () => {
+      // Read by the inspector's page like its own files, and with their headers: never
+      // sniffed as anything but JSON, never kept by a cache (it shows the mock's whole state).
+      const answer = json(200, inspectorView(this.#service));
+      answer.headers.set("x-content-type-options", "nosniff");
+      answer.headers.set("cache-control", "no-store");
+      return answer;
+    });
+    for (const file of INSPECTOR_FILES) {
+      this.#router.add("GET", `${INSPECTOR_PATH}${file}`, () => inspectorFile(file));
+    }
+  }
+}
+
+/** A released file as the service takes it: text as is, base64 as bytes. */
+function recordFile({ content, content_base64, ...file }: z.output<typeof RecordFileInput>) {
+  return {
+    ...file,
+    content:
+      content_base64 === undefined
+        ? (content as string)
+        : Uint8Array.from(Buffer.from(content_base64, "base64")),
   };
 }
 
