@@ -267,108 +267,128 @@ export function createMockServiceCore(
   options: MockServiceOptions,
   internal: InternalMockServiceOptions = {},
 ): MockServiceCore {
-  const baseUrl = toOrigin(options.baseUrl ?? DEFAULT_BASE_URL, "baseUrl");
-  const storageUrl = toOrigin(options.storageUrl ?? DEFAULT_STORAGE_URL, "storageUrl");
-  if (baseUrl === storageUrl) {
-    throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
-  }
-  if (
-    options.idSeed !== undefined &&
-    (typeof options.idSeed !== "string" || options.idSeed === "")
-  ) {
-    throw new TypeError("createMockService: idSeed must be a non-empty string.");
-  }
-  const clock = createMockClock(options.now ?? Date.now(), {
-    ...(options.clock === undefined ? {} : { mode: options.clock }),
-    ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
-  });
-  const journal = createRequestJournal();
-  const faults = createFaultController();
-  const ctx: ModelContext = {
-    clock,
-    baseUrl,
-    storageUrl,
-    allowPrivateWebhookUrls: options.allowPrivateWebhookUrls ?? false,
-    lookupHost: options.lookupHost ?? defaultLookupHost,
-    ids: new IdSource(options.idSeed),
-    delivery: createDeliveryRuntime({
-      mode: options.delivery,
-      fetch: options.fetch,
-      deliverTo: options.deliverTo,
-      timeoutMs: internal.deliveryTimeoutMs,
-      faults: faults.delivery,
-      publicForTesting: internal.publicAddressesForTesting,
-      clock,
-    }),
-    state: createState(),
-  };
-  clock.runWindowsWith(() => ctx.delivery.queue.runWindow());
-  if (options.autopilot) {
-    ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
-  }
-  if (options.from !== undefined) {
-    seedFromCassette(ctx, options.from, internal.fromVersion ?? "last");
-  }
-  const keys = new ApiKeyStore();
+  return new ServiceRuntime(options, internal).service;
+}
 
-  const api = new Router<ApiRoute>();
-  for (const route of apiRoutes(ctx)) api.add(route.method, route.pattern, route);
-  const storage = new Router<StorageRoute>();
-  for (const route of storageRoutes(ctx)) storage.add(route.method, route.pattern, route);
+/** One service's parts, its two origins' routing, and the object it hands out. */
+class ServiceRuntime {
+  readonly #baseUrl: string;
+  readonly #storageUrl: string;
+  readonly #internal: InternalMockServiceOptions;
+  readonly #journal = createRequestJournal();
+  readonly #faults = createFaultController();
+  readonly #keys = new ApiKeyStore();
+  readonly #clock: ReturnType<typeof createMockClock>;
+  readonly #ctx: ModelContext;
+  readonly #api = new Router<ApiRoute>();
+  readonly #storage = new Router<StorageRoute>();
+  /** What `createMockServiceCore` returns: a plain object, which callers extend. */
+  readonly service: MockServiceCore;
 
-  // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
-  // query, body; its handler then finds and applies the model's rules.
-  function serveApi(request: Request, url: URL, requestId: string): Response | Promise<Response> {
-    const method = request.method;
-    // The API's description is public, as a real service's would be: tools read it without a key.
-    if (method === "GET" && url.pathname === OPENAPI_PATH) {
-      return json(200, openApiDocument());
+  constructor(options: MockServiceOptions, internal: InternalMockServiceOptions) {
+    this.#baseUrl = toOrigin(options.baseUrl ?? DEFAULT_BASE_URL, "baseUrl");
+    this.#storageUrl = toOrigin(options.storageUrl ?? DEFAULT_STORAGE_URL, "storageUrl");
+    checkOptions(this.#baseUrl, this.#storageUrl, options);
+    this.#internal = internal;
+    this.#clock = createMockClock(options.now ?? Date.now(), {
+      ...(options.clock === undefined ? {} : { mode: options.clock }),
+      ...(options.clockSpeed === undefined ? {} : { speed: options.clockSpeed }),
+    });
+    this.#ctx = this.#context(options);
+    this.#startModel(options);
+    for (const route of apiRoutes(this.#ctx)) this.#api.add(route.method, route.pattern, route);
+    for (const route of storageRoutes(this.#ctx)) {
+      this.#storage.add(route.method, route.pattern, route);
     }
-    const apiKey = keys.authenticate(request.headers.get("authorization"));
-    const match = api.match(method, url.pathname);
-    if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
-    return match.route.handle({ request, url, params: match.params, apiKey, requestId });
-  }
-  // The journal's pathTemplate: also for a request refused before routing (401), so matched again.
-  const templateOf = (method: string, path: string): string | null =>
-    method === "GET" && path === OPENAPI_PATH
-      ? OPENAPI_PATH
-      : (api.match(method, path)?.route.pattern ?? null);
-
-  async function serveStorage(request: Request, url: URL): Promise<Response> {
-    const match = storage.match(request.method, url.pathname);
-    if (match === undefined) throw notFound("No such storage address.");
-    return match.route.handle({ request, params: match.params });
+    this.service = this.#facade();
+    contexts.set(this.service, this.#ctx);
   }
 
-  async function handle(request: Request): Promise<Response | undefined> {
-    const url = new URL(request.url);
-    const isApi = url.origin === baseUrl;
-    if (!isApi && url.origin !== storageUrl) return undefined;
-    const requestId = newRequestId();
-    const at = clock.now().toISOString();
-    const answer = async (serve: () => Promise<Response>) => {
-      let response: Response;
-      try {
-        response = await serve();
-      } catch (error) {
-        response = errorReply(error);
-      }
-      response.headers.set("x-request-id", requestId);
-      // The service's own time, as a real server's Date header: the event poller reads it for retention.
-      response.headers.set("date", clock.now().toUTCString());
-      if (isApi) internal.onApiResponse?.(request, response);
-      return response;
+  #context(options: MockServiceOptions): ModelContext {
+    const clock = this.#clock;
+    return {
+      clock,
+      baseUrl: this.#baseUrl,
+      storageUrl: this.#storageUrl,
+      allowPrivateWebhookUrls: options.allowPrivateWebhookUrls ?? false,
+      lookupHost: options.lookupHost ?? defaultLookupHost,
+      ids: new IdSource(options.idSeed),
+      delivery: createDeliveryRuntime({
+        mode: options.delivery,
+        fetch: options.fetch,
+        deliverTo: options.deliverTo,
+        timeoutMs: this.#internal.deliveryTimeoutMs,
+        faults: this.#faults.delivery,
+        publicForTesting: this.#internal.publicAddressesForTesting,
+        clock,
+      }),
+      state: createState(),
     };
+  }
+
+  /** The clock's windows, the autopilot and the cassette's seed, in that order. */
+  #startModel(options: MockServiceOptions): void {
+    const ctx = this.#ctx;
+    this.#clock.runWindowsWith(() => ctx.delivery.queue.runWindow());
+    if (options.autopilot) {
+      ctx.autopilot = createAutopilot(ctx, options.autopilot === true ? {} : options.autopilot);
+    }
+    if (options.from !== undefined) {
+      seedFromCassette(ctx, options.from, this.#internal.fromVersion ?? "last");
+    }
+  }
+
+  #facade(): MockServiceCore {
+    const ctx = this.#ctx;
+    const keys = this.#keys;
+    const service: MockServiceCore = {
+      baseUrl: this.#baseUrl,
+      storageUrl: this.#storageUrl,
+      handle: (request) => this.#handle(request),
+      fetch: (input, init) => this.#fetch(input, init),
+      apiKeys: {
+        create: (createOptions) => keys.create(createOptions),
+        register: (key, registerOptions) => keys.register(key, registerOptions),
+      },
+      clock: this.#clock,
+      deliveries: {
+        flush: () => flushDeliveries(ctx.delivery),
+        inbox: ctx.delivery.inbox,
+      },
+      retrievalRequests: createRetrievalControl(ctx),
+      faults: this.#faults.faults,
+      reset() {
+        ctx.state = createState();
+        ctx.delivery.inbox.length = 0;
+      },
+      seed: createSeed(ctx),
+      snapshot: () => takeSnapshot(snapshotParts),
+      restore: (snapshot) => restoreSnapshot(snapshotParts, snapshot),
+      requests: this.#journal.journal,
+    };
+    const snapshotParts = { owner: service, ctx, clock: this.#clock, keys };
+    return service;
+  }
+
+  async #handle(request: Request): Promise<Response | undefined> {
+    const url = new URL(request.url);
+    const isApi = url.origin === this.#baseUrl;
+    if (!isApi && url.origin !== this.#storageUrl) return undefined;
+    const requestId = newRequestId();
+    const at = this.#ctx.clock.now().toISOString();
     // A dropped connection comes back as Response.error() (see api-faults.ts).
-    const response = await faults.serve(request, isApi, answer, async () =>
-      isApi ? serveApi(request, url, requestId) : serveStorage(request, url),
+    const response = await this.#faults.serve(
+      request,
+      isApi,
+      (serve) => this.#answer(request, isApi, requestId, serve),
+      async () =>
+        isApi ? this.#serveApi(request, url, requestId) : this.#serveStorage(request, url),
     );
     if (isApi) {
-      journal.record({
+      this.#journal.record({
         method: request.method,
         path: url.pathname,
-        pathTemplate: templateOf(request.method, url.pathname),
+        pathTemplate: this.#templateOf(request.method, url.pathname),
         status: response.status,
         requestId,
         at,
@@ -377,13 +397,60 @@ export function createMockServiceCore(
     return response;
   }
 
-  async function mockFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  /** Serves, answering an error as the API does, with the headers every answer carries. */
+  async #answer(
+    request: Request,
+    isApi: boolean,
+    requestId: string,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
+    let response: Response;
+    try {
+      response = await serve();
+    } catch (error) {
+      response = errorReply(error);
+    }
+    response.headers.set("x-request-id", requestId);
+    // The service's own time, as a real server's Date header: the event poller reads it for retention.
+    response.headers.set("date", this.#ctx.clock.now().toUTCString());
+    if (isApi) this.#internal.onApiResponse?.(request, response);
+    return response;
+  }
+
+  // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
+  // query, body; its handler then finds and applies the model's rules.
+  #serveApi(request: Request, url: URL, requestId: string): Response | Promise<Response> {
+    const method = request.method;
+    // The API's description is public, as a real service's would be: tools read it without a key.
+    if (method === "GET" && url.pathname === OPENAPI_PATH) {
+      return json(200, openApiDocument());
+    }
+    const apiKey = this.#keys.authenticate(request.headers.get("authorization"));
+    const match = this.#api.match(method, url.pathname);
+    if (match === undefined) throw notFound(`No endpoint ${method} ${url.pathname}.`);
+    return match.route.handle({ request, url, params: match.params, apiKey, requestId });
+  }
+
+  // The journal's pathTemplate: also for a request refused before routing (401), so matched again.
+  #templateOf(method: string, path: string): string | null {
+    return method === "GET" && path === OPENAPI_PATH
+      ? OPENAPI_PATH
+      : (this.#api.match(method, path)?.route.pattern ?? null);
+  }
+
+  async #serveStorage(request: Request, url: URL): Promise<Response> {
+    const match = this.#storage.match(request.method, url.pathname);
+    if (match === undefined) throw notFound("No such storage address.");
+    return match.route.handle({ request, params: match.params });
+  }
+
+  async #fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init);
     request.signal.throwIfAborted();
-    const response = await handle(request);
+    const response = await this.#handle(request);
     if (response === undefined) {
       throw new TypeError(
-        `medrecords mock fetch: ${new URL(request.url).origin} is neither ${baseUrl} nor ${storageUrl}.`,
+        `medrecords mock fetch: ${new URL(request.url).origin} is neither ${this.#baseUrl} nor ${this.#storageUrl}.`,
       );
     }
     if (response.type === "error") {
@@ -398,35 +465,18 @@ export function createMockServiceCore(
     }
     return response;
   }
+}
 
-  const service: MockServiceCore = {
-    baseUrl,
-    storageUrl,
-    handle,
-    fetch: mockFetch,
-    apiKeys: {
-      create: (createOptions) => keys.create(createOptions),
-      register: (key, registerOptions) => keys.register(key, registerOptions),
-    },
-    clock,
-    deliveries: {
-      flush: () => flushDeliveries(ctx.delivery),
-      inbox: ctx.delivery.inbox,
-    },
-    retrievalRequests: createRetrievalControl(ctx),
-    faults: faults.faults,
-    reset() {
-      ctx.state = createState();
-      ctx.delivery.inbox.length = 0;
-    },
-    seed: createSeed(ctx),
-    snapshot: () => takeSnapshot(snapshotParts),
-    restore: (snapshot) => restoreSnapshot(snapshotParts, snapshot),
-    requests: journal.journal,
-  };
-  const snapshotParts = { owner: service, ctx, clock, keys };
-  contexts.set(service, ctx);
-  return service;
+function checkOptions(baseUrl: string, storageUrl: string, options: MockServiceOptions): void {
+  if (baseUrl === storageUrl) {
+    throw new TypeError("createMockService: baseUrl and storageUrl must be different origins.");
+  }
+  if (
+    options.idSeed !== undefined &&
+    (typeof options.idSeed !== "string" || options.idSeed === "")
+  ) {
+    throw new TypeError("createMockService: idSeed must be a non-empty string.");
+  }
 }
 
 function errorReply(error: unknown): Response {
