@@ -9,12 +9,12 @@
  */
 import { MedRecords } from "../client.js";
 import type { ClientOptions } from "../core/options.js";
-import type { MockClockAdvanceResult } from "../mock/clock.js";
-import type { DeliveryTarget } from "../mock/delivery-runtime.js";
-import type { MockServer } from "../mock/http-server.js";
+import type { MockSnapshot } from "../mock/controls/snapshot.js";
 import type { Scope } from "../mock/model/api-keys.js";
-import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
-import type { MockSnapshot } from "../mock/snapshot.js";
+import type { MockClockAdvanceResult } from "../mock/runtime/clock.js";
+import type { DeliveryTarget } from "../mock/runtime/delivery-runtime.js";
+import type { MockServer } from "../mock/server/http-server.js";
+import type { MockServiceCore, MockServiceOptions } from "../mock/service/service.js";
 
 /** The runner's hooks: `{ beforeAll, afterAll, afterEach }` from "vitest" or Jest's globals. */
 export interface TestHooks {
@@ -200,7 +200,7 @@ class MockLifecycle {
 
   async #start(): Promise<void> {
     const mock = this.#setupServer === undefined ? await this.#overHttp() : await this.#inMsw();
-    const { setDeliveryTarget } = await import("../mock/service.js");
+    const { setDeliveryTarget } = await import("../mock/service/service.js");
     this.#applyTarget = setDeliveryTarget;
     if (this.#target !== undefined) setDeliveryTarget(mock, this.#target);
     const scopes = this.#scopes;
@@ -212,7 +212,7 @@ class MockLifecycle {
 
   async #inMsw(): Promise<MockServiceCore> {
     // Loaded here only, so that the HTTP mode needs no msw installed.
-    const { createMockService } = await import("../mock/create-mock-service.js");
+    const { createMockService } = await import("../mock/service/create-mock-service.js");
     const created = createMockService(this.#service);
     const msw = (this.#setupServer as NonNullable<UseMockServiceOptions["setupServer"]>)(
       ...created.handlers,
@@ -228,7 +228,7 @@ class MockLifecycle {
   }
 
   async #overHttp(): Promise<MockServiceCore> {
-    const { startMockServer } = await import("../mock/http-server.js");
+    const { startMockServer } = await import("../mock/server/http-server.js");
     this.#http = await startMockServer(this.#service);
     return this.#http;
   }

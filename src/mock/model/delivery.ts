@@ -18,7 +18,11 @@
 import { causeCode } from "../../internal/cause-code.js";
 import { discardBody } from "../../internal/discard-body.js";
 import type { Webhook, WebhookDelivery } from "../../schemas/webhooks.js";
-import { countAttempt, type DeliveryRuntime, type DeliveryTarget } from "../delivery-runtime.js";
+import {
+  countAttempt,
+  type DeliveryRuntime,
+  type DeliveryTarget,
+} from "../runtime/delivery-runtime.js";
 import { failureHint, readReceiverError } from "./delivery-failure.js";
 import { signAttempt } from "./delivery-signing.js";
 import {

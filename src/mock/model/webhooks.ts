@@ -14,9 +14,10 @@ import {
   type WebhookTestResult,
   type WebhookUpdate,
 } from "../../schemas/webhooks.js";
-import { retryAfterHint } from "../clock.js";
-import { track } from "../delivery-runtime.js";
-import { MockApiError, notFound } from "../http-error.js";
+import { retryAfterHint } from "../runtime/clock.js";
+import { track } from "../runtime/delivery-runtime.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
+import { randomBase62 } from "../runtime/ids.js";
 import {
   type DeliveryWebhook,
   deleteDeliveriesOf,
@@ -27,7 +28,6 @@ import {
   sendAttempt,
   toOutgoing,
 } from "./delivery.js";
-import { randomBase62 } from "./ids.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import {
   defineSlice,

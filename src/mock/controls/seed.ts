@@ -8,8 +8,8 @@
  * status on another stage), throws a TypeError naming the field.
  */
 import * as z from "zod";
-import type { Case } from "../schemas/cases.js";
-import { type CaseCreate, CaseStatus, makeCaseCreate } from "../schemas/cases.js";
+import type { Case } from "../../schemas/cases.js";
+import { type CaseCreate, CaseStatus, makeCaseCreate } from "../../schemas/cases.js";
 import {
   ACTION_REQUIRED_REASONS,
   FINAL_RETRIEVAL_STATUSES,
@@ -17,25 +17,25 @@ import {
   RETRIEVAL_STAGES,
   RETRIEVAL_STATUSES,
   type RetrievalRequest,
-} from "../schemas/retrieval-requests.js";
-import { placeActionRequest } from "./model/action-requests.js";
-import { type CaseRecord, caseExists, createCase } from "./model/cases.js";
-import { facilityExists, MOCK_FACILITIES } from "./model/facilities.js";
-import { createRequestor, findRequestorByEmail } from "./model/requestors.js";
+} from "../../schemas/retrieval-requests.js";
+import { placeActionRequest } from "../model/action-requests.js";
+import { type CaseRecord, caseExists, createCase } from "../model/cases.js";
+import { facilityExists, MOCK_FACILITIES } from "../model/facilities.js";
+import { createRequestor, findRequestorByEmail } from "../model/requestors.js";
 import {
   emitActionRequired,
   emitDocumentsAvailable,
   emitStatusChanged,
-} from "./model/retrieval-events.js";
-import { addDocument } from "./model/retrieval-provider.js";
+} from "../model/retrieval-events.js";
+import { addDocument } from "../model/retrieval-provider.js";
 import {
   type ActionRequiredReasonValue,
   placeRetrievalRequest,
   type RetrievalStageValue,
   type RetrievalStatusValue,
   renderRetrievalRequest,
-} from "./model/retrieval-requests.js";
-import type { ModelContext } from "./model/state.js";
+} from "../model/retrieval-requests.js";
+import type { ModelContext } from "../model/state.js";
 import { OpenActionRequestInput, parseArgument } from "./retrieval-control.js";
 
 /** At most this many record files per seeded retrieval request. */

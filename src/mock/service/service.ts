@@ -1,8 +1,21 @@
 import type { HttpHandler } from "msw";
-import { OPENAPI_PATH, openApiDocument } from "../openapi/document.js";
-import { createAutopilot, type MockAutopilotOptions } from "./autopilot.js";
-import { type MockCassetteSource, seedFromCassette } from "./cassette-seed.js";
-import { createMockClock, type MockClock, type MockClockMode } from "./clock.js";
+import { OPENAPI_PATH, openApiDocument } from "../../openapi/document.js";
+import { createAutopilot, type MockAutopilotOptions } from "../controls/autopilot.js";
+import { type MockCassetteSource, seedFromCassette } from "../controls/cassette-seed.js";
+import {
+  createRetrievalControl,
+  type MockRetrievalRequests,
+} from "../controls/retrieval-control.js";
+import { createSeed, type MockSeed } from "../controls/seed.js";
+import { type MockSnapshot, restoreSnapshot, takeSnapshot } from "../controls/snapshot.js";
+import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "../http/handlers/shared.js";
+import { storageRoutes } from "../http/handlers/storage.js";
+import { Router } from "../http/router.js";
+import { apiRoutes } from "../http/routes.js";
+import { ApiKeyStore, type CreateApiKeyOptions } from "../model/api-keys.js";
+import { createState, type ModelContext } from "../model/state.js";
+import { defaultLookupHost } from "../model/webhook-urls.js";
+import { createMockClock, type MockClock, type MockClockMode } from "../runtime/clock.js";
 import {
   checkDeliveryTarget,
   createDeliveryRuntime,
@@ -11,22 +24,12 @@ import {
   type DeliveryTarget,
   flushDeliveries,
   type InboxDelivery,
-} from "./delivery-runtime.js";
-import { createFaultController, type MockFaults } from "./faults.js";
-import { type ApiRoute, apiErrorReply, json, type StorageRoute } from "./handlers/shared.js";
-import { storageRoutes } from "./handlers/storage.js";
-import { MockApiError, notFound } from "./http-error.js";
-import { IdSource } from "./id-source.js";
-import { ApiKeyStore, type CreateApiKeyOptions } from "./model/api-keys.js";
-import { newRequestId } from "./model/ids.js";
-import { createState, type ModelContext } from "./model/state.js";
-import { defaultLookupHost } from "./model/webhook-urls.js";
-import { createRequestJournal, type MockRequestJournal } from "./request-journal.js";
-import { createRetrievalControl, type MockRetrievalRequests } from "./retrieval-control.js";
-import { Router } from "./router.js";
-import { apiRoutes } from "./routes.js";
-import { createSeed, type MockSeed } from "./seed.js";
-import { type MockSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
+} from "../runtime/delivery-runtime.js";
+import { createFaultController, type MockFaults } from "../runtime/faults.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
+import { IdSource } from "../runtime/id-source.js";
+import { newRequestId } from "../runtime/ids.js";
+import { createRequestJournal, type MockRequestJournal } from "../runtime/request-journal.js";
 
 /** Options of `createMockService(options)` (and of `startMockServer`, but the origins). */
 export interface MockServiceOptions {
@@ -417,7 +420,7 @@ class ServiceRuntime {
     return response;
   }
 
-  // Check order: auth, route, then the bound operation's own (src/mock/bind.ts): scope,
+  // Check order: auth, route, then the bound operation's own (src/mock/http/bind.ts): scope,
   // query, body; its handler then finds and applies the model's rules.
   #serveApi(request: Request, url: URL, requestId: string): Response | Promise<Response> {
     const method = request.method;

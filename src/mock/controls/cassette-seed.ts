@@ -4,20 +4,20 @@
  * the model's `place*` functions; which objects, and in which version, is the
  * fidelity layer's reading of the cassette.
  */
-import type { Cassette } from "../fidelity/cassette-format.js";
-import { CassetteFormatError, parseCassette } from "../fidelity/cassette-format.js";
-import { cassetteObjects } from "../fidelity/cassette-objects.js";
-import { type CaseRecord, placeCase } from "./model/cases.js";
-import { placeDocument } from "./model/documents.js";
-import { placeRequestor } from "./model/requestors.js";
-import type { ModelContext } from "./model/state.js";
+import type { Cassette } from "../../fidelity/cassette-format.js";
+import { CassetteFormatError, parseCassette } from "../../fidelity/cassette-format.js";
+import { cassetteObjects } from "../../fidelity/cassette-objects.js";
+import { type CaseRecord, placeCase } from "../model/cases.js";
+import { placeDocument } from "../model/documents.js";
+import { placeRequestor } from "../model/requestors.js";
+import type { ModelContext } from "../model/state.js";
 
 export {
   type Cassette,
   type CassetteEntry,
   CassetteFormatError,
   parseCassette,
-} from "../fidelity/cassette-format.js";
+} from "../../fidelity/cassette-format.js";
 
 /** A cassette file's path, or a cassette already loaded (`parseCassette(text)`). */
 export type MockCassetteSource = string | Cassette;

@@ -5,7 +5,7 @@
  * outlives `reset()` and `restore()`. The engine that makes the attempts is
  * model/delivery.ts.
  */
-import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../schemas/webhooks.js";
+import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../../schemas/webhooks.js";
 import type { MockClock } from "./clock.js";
 import type { DeliveryFaults } from "./delivery-faults.js";
 import { DeliveryQueue } from "./delivery-queue.js";

@@ -8,7 +8,7 @@
  * "retry in 10 s" clears without anyone advancing it. Both hang deliveries,
  * expiries and retention on `schedule()`, and both take `advance()` as an offset.
  */
-import { DURATION_EXAMPLES, parseDurationText } from "../internal/duration.js";
+import { DURATION_EXAMPLES, parseDurationText } from "../../internal/duration.js";
 import type { FailedDeliveryAttempt } from "./delivery-runtime.js";
 
 /**

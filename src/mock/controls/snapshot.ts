@@ -13,10 +13,11 @@
  * request journal, and delivery attempts in flight or retries on the clock,
  * which belong to the state they started in and stop once it is replaced.
  */
-import type { MockClockState, RestorableMockClock } from "./clock.js";
-import type { InboxDelivery } from "./delivery-runtime.js";
-import type { ApiKeyRecord, ApiKeyStore } from "./model/api-keys.js";
-import type { MockState, ModelContext } from "./model/state.js";
+
+import type { ApiKeyRecord, ApiKeyStore } from "../model/api-keys.js";
+import type { MockState, ModelContext } from "../model/state.js";
+import type { MockClockState, RestorableMockClock } from "../runtime/clock.js";
+import type { InboxDelivery } from "../runtime/delivery-runtime.js";
 
 const SNAPSHOT = Symbol("medrecords.mock.snapshot");
 

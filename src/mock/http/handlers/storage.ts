@@ -2,9 +2,9 @@
  * The presigned origin. Like an object store it trusts the token in the path
  * and ignores Authorization, so it works whether or not a client sends one.
  */
-import { redeemDownload } from "../model/downloads.js";
-import type { ModelContext } from "../model/state.js";
-import { putUpload } from "../model/uploads.js";
+import { redeemDownload } from "../../model/downloads.js";
+import type { ModelContext } from "../../model/state.js";
+import { putUpload } from "../../model/uploads.js";
 import type { StorageRoute } from "./shared.js";
 
 export function storageRoutes(ctx: ModelContext): StorageRoute[] {

@@ -1,10 +1,10 @@
 /** What every handler shares: the route shape, JSON replies, body and query parsing. */
 import * as z from "zod";
-import type { Operation } from "../../contract/operation.js";
-import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../schemas/common.js";
-import { MAX_BODY_BYTES } from "../../shared/request-body.js";
-import { MockApiError, validationError } from "../http-error.js";
-import type { ApiKeyRecord } from "../model/api-keys.js";
+import type { Operation } from "../../../contract/operation.js";
+import { DEFAULT_PAGE_LIMIT, requestErrorCode } from "../../../schemas/common.js";
+import { MAX_BODY_BYTES } from "../../../shared/request-body.js";
+import type { ApiKeyRecord } from "../../model/api-keys.js";
+import { MockApiError, validationError } from "../../runtime/http-error.js";
 import type { PathParams } from "../router.js";
 
 export interface ApiCall {
@@ -16,7 +16,7 @@ export interface ApiCall {
   readonly requestId: string;
 }
 
-/** An operation of the contract bound to the model (see src/mock/bind.ts). */
+/** An operation of the contract bound to the model (see src/mock/http/bind.ts). */
 export interface ApiRoute {
   readonly operation: Operation;
   readonly method: string;

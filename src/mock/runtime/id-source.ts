@@ -12,10 +12,10 @@
  *   with the same calls gives the same ids, for reproducible runs.
  *
  * Ids are names, not secrets: keys, webhook secrets and presigned tokens stay
- * random (model/ids.ts).
+ * random (ids.ts).
  */
-import { sha256HexSync as sha256Hex } from "../internal/sha256.js";
-import { randomHex } from "./model/ids.js";
+import { sha256HexSync as sha256Hex } from "../../internal/sha256.js";
+import { randomHex } from "./ids.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

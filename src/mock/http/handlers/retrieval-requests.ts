@@ -1,14 +1,14 @@
-import { makeRetrievalRequestCreate } from "../../schemas/retrieval-requests.js";
-import type { Handlers } from "../bind.js";
-import { respondToActionRequest } from "../model/action-requests.js";
+import { makeRetrievalRequestCreate } from "../../../schemas/retrieval-requests.js";
+import { respondToActionRequest } from "../../model/action-requests.js";
 import {
   createRetrievalRequest,
   downloadRetrievalDocument,
   getRetrievalRequest,
   listRetrievalDocuments,
   listRetrievalRequests,
-} from "../model/retrieval-requests.js";
-import type { ModelContext } from "../model/state.js";
+} from "../../model/retrieval-requests.js";
+import type { ModelContext } from "../../model/state.js";
+import type { Handlers } from "../bind.js";
 import { pageOf } from "./shared.js";
 
 export function retrievalRequestHandlers(ctx: ModelContext) {

@@ -13,20 +13,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { stopMockClock } from "./clock.js";
-import { capConnections } from "./connection-cap.js";
-import { createControlApi } from "./control-api.js";
-import { type ControlGuard, controlGuard } from "./control-guard.js";
-import { partialOfDropped, setClientSignal } from "./faults.js";
-import { apiErrorReply } from "./handlers/shared.js";
-import { INSPECTOR_PATH } from "./inspector-page.js";
-import { newRequestId } from "./model/ids.js";
+import { apiErrorReply } from "../http/handlers/shared.js";
+import { stopMockClock } from "../runtime/clock.js";
+import { partialOfDropped, setClientSignal } from "../runtime/faults.js";
+import { newRequestId } from "../runtime/ids.js";
 import {
   createMockServiceCore,
   type InternalMockServiceOptions,
   type MockServiceCore,
   type MockServiceOptions,
-} from "./service.js";
+} from "../service/service.js";
+import { capConnections } from "./connection-cap.js";
+import { createControlApi } from "./control-api.js";
+import { type ControlGuard, controlGuard } from "./control-guard.js";
+import { INSPECTOR_PATH } from "./inspector-page.js";
 
 /** Options of `startMockServer(options)`: those of `createMockService`, plus where to listen. */
 export interface MockServerOptions extends Omit<MockServiceOptions, "baseUrl" | "storageUrl"> {

@@ -5,6 +5,8 @@
  * `tsc` here, naming it ("... is missing the following properties from type
  * 'Handlers': getCase").
  */
+
+import type { ModelContext } from "../model/state.js";
 import { bindContract, type Handlers } from "./bind.js";
 import { caseHandlers } from "./handlers/cases.js";
 import { documentHandlers } from "./handlers/documents.js";
@@ -15,7 +17,6 @@ import { retrievalRequestHandlers } from "./handlers/retrieval-requests.js";
 import type { ApiRoute } from "./handlers/shared.js";
 import { uploadHandlers } from "./handlers/uploads.js";
 import { webhookHandlers } from "./handlers/webhooks.js";
-import type { ModelContext } from "./model/state.js";
 
 /** Every operation's handler, keyed by operationId. */
 export function handlers(ctx: ModelContext): Handlers {

@@ -10,19 +10,19 @@
  * answered 409), so the two surfaces cannot drift apart.
  */
 import * as z from "zod";
-import { SCOPES } from "../schemas/scopes.js";
-import type { MockClockAdvanceResult } from "./clock.js";
-import type { MockFaultOptions } from "./fault-options.js";
-import { apiErrorReply, json, readText } from "./handlers/shared.js";
-import { MockApiError, notFound, validationError } from "./http-error.js";
+import { SCOPES } from "../../schemas/scopes.js";
+import type { MockRetrievalRequests } from "../controls/retrieval-control.js";
+import type { MockSeed } from "../controls/seed.js";
+import type { MockSnapshot } from "../controls/snapshot.js";
+import { apiErrorReply, json, readText } from "../http/handlers/shared.js";
+import { Router } from "../http/router.js";
+import { redeliver } from "../model/webhooks.js";
+import type { MockClockAdvanceResult } from "../runtime/clock.js";
+import type { MockFaultOptions } from "../runtime/fault-options.js";
+import { MockApiError, notFound, validationError } from "../runtime/http-error.js";
+import { contextOf, type MockServiceCore } from "../service/service.js";
 import { INSPECTOR_FILES, INSPECTOR_PATH, inspectorFile } from "./inspector-page.js";
 import { inspectorView } from "./inspector-view.js";
-import { redeliver } from "./model/webhooks.js";
-import type { MockRetrievalRequests } from "./retrieval-control.js";
-import { Router } from "./router.js";
-import type { MockSeed } from "./seed.js";
-import { contextOf, type MockServiceCore } from "./service.js";
-import type { MockSnapshot } from "./snapshot.js";
 
 type ControlHandler = (call: {
   request: Request;

@@ -10,7 +10,7 @@
  * events happen in the same order. Delays are real time (the mock clock is
  * manual and would never let a delayed answer out).
  */
-import { seededRandom } from "../internal/seeded-random.js";
+import { seededRandom } from "../../internal/seeded-random.js";
 import { type ApiFaults, createApiFaults } from "./api-faults.js";
 import { createDeliveryFaults, type DeliveryFaults } from "./delivery-faults.js";
 import {

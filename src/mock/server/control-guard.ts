@@ -17,7 +17,7 @@
  */
 import { isIPv4 } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import { MockApiError } from "./http-error.js";
+import { MockApiError } from "../runtime/http-error.js";
 
 /** Checks a control API request's `Host` and `Origin`; returns the refusal, or undefined to serve it. */
 export type ControlGuard = (request: {

@@ -1,7 +1,7 @@
-import { makeCaseCreate } from "../../schemas/cases.js";
+import { makeCaseCreate } from "../../../schemas/cases.js";
+import { createCase, getCase, listCases, updateCase } from "../../model/cases.js";
+import type { ModelContext } from "../../model/state.js";
 import type { Handlers } from "../bind.js";
-import { createCase, getCase, listCases, updateCase } from "../model/cases.js";
-import type { ModelContext } from "../model/state.js";
 import { pageOf } from "./shared.js";
 
 export function caseHandlers(ctx: ModelContext) {

@@ -1,8 +1,9 @@
 /** The API's signing endpoints; the bytes themselves go to the storage origin. */
+
+import { assertCaseExists } from "../../model/cases.js";
+import type { ModelContext } from "../../model/state.js";
+import { signUpload } from "../../model/uploads.js";
 import type { Handlers } from "../bind.js";
-import { assertCaseExists } from "../model/cases.js";
-import type { ModelContext } from "../model/state.js";
-import { signUpload } from "../model/uploads.js";
 
 export function uploadHandlers(ctx: ModelContext) {
   return {

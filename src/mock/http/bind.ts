@@ -7,8 +7,10 @@
  * naming it.
  */
 import type { z } from "zod";
-import { CONTRACT, type Contract, OPERATION_IDS } from "../contract/index.js";
-import { EMPTY_BODY, type Operation, type PathParamsOf } from "../contract/operation.js";
+import { CONTRACT, type Contract, OPERATION_IDS } from "../../contract/index.js";
+import { EMPTY_BODY, type Operation, type PathParamsOf } from "../../contract/operation.js";
+import { type ApiKeyRecord, requireScope } from "../model/api-keys.js";
+import { type Page, toListEnvelope } from "../model/paginate.js";
 import {
   type ApiCall,
   type ApiRoute,
@@ -19,8 +21,6 @@ import {
   readNoBody,
   readQuery,
 } from "./handlers/shared.js";
-import { type ApiKeyRecord, requireScope } from "./model/api-keys.js";
-import { type Page, toListEnvelope } from "./model/paginate.js";
 
 type QueryOf<O extends Operation> = O extends { readonly query: infer Q extends z.ZodType }
   ? z.output<Q>

@@ -1,5 +1,4 @@
-import type { Handlers } from "../bind.js";
-import type { ModelContext } from "../model/state.js";
+import type { ModelContext } from "../../model/state.js";
 import {
   createWebhook,
   deleteWebhook,
@@ -9,7 +8,8 @@ import {
   redeliver,
   testWebhook,
   updateWebhook,
-} from "../model/webhooks.js";
+} from "../../model/webhooks.js";
+import type { Handlers } from "../bind.js";
 import { pageOf } from "./shared.js";
 
 export function webhookHandlers(ctx: ModelContext) {

@@ -13,20 +13,20 @@ import {
   type InspectorRetrievalRequest,
   type InspectorTimelineEntry,
   type InspectorView,
-} from "../inspector/view.js";
+} from "../../inspector/view.js";
 import {
   ACTION_REQUIRED_REASONS,
   FINAL_RETRIEVAL_STATUSES,
   type RetrievalRequest,
-} from "../schemas/retrieval-requests.js";
-import { SCOPES } from "../schemas/scopes.js";
-import type { ApiKeyRecord } from "./model/api-keys.js";
-import { listEvents } from "./model/event-list.js";
-import type { EventLogEntry } from "./model/event-log.js";
-import { listRetrievalRequests } from "./model/retrieval-requests.js";
-import type { ModelContext } from "./model/state.js";
-import { listDeliveries, listWebhooks } from "./model/webhooks.js";
-import { contextOf, type MockServiceCore } from "./service.js";
+} from "../../schemas/retrieval-requests.js";
+import { SCOPES } from "../../schemas/scopes.js";
+import type { ApiKeyRecord } from "../model/api-keys.js";
+import { listEvents } from "../model/event-list.js";
+import type { EventLogEntry } from "../model/event-log.js";
+import { listRetrievalRequests } from "../model/retrieval-requests.js";
+import type { ModelContext } from "../model/state.js";
+import { listDeliveries, listWebhooks } from "../model/webhooks.js";
+import { contextOf, type MockServiceCore } from "../service/service.js";
 
 /**
  * Newest events read for the timelines; the page's Events region shows the

@@ -1,11 +1,11 @@
-import type { Handlers } from "../bind.js";
 import {
   createRequestor,
   getRequestor,
   listRequestors,
   updateRequestor,
-} from "../model/requestors.js";
-import type { ModelContext } from "../model/state.js";
+} from "../../model/requestors.js";
+import type { ModelContext } from "../../model/state.js";
+import type { Handlers } from "../bind.js";
 import { pageOf } from "./shared.js";
 
 export function requestorHandlers(ctx: ModelContext) {

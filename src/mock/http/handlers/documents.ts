@@ -1,12 +1,12 @@
-import type { Handlers } from "../bind.js";
 import {
   createDocument,
   downloadDocument,
   getDocument,
   listDocuments,
   updateDocument,
-} from "../model/documents.js";
-import type { ModelContext } from "../model/state.js";
+} from "../../model/documents.js";
+import type { ModelContext } from "../../model/state.js";
+import type { Handlers } from "../bind.js";
 import { pageOf } from "./shared.js";
 
 export function documentHandlers(ctx: ModelContext) {

@@ -1,6 +1,6 @@
+import { searchFacilities } from "../../model/facilities.js";
+import type { ModelContext } from "../../model/state.js";
 import type { Handlers } from "../bind.js";
-import { searchFacilities } from "../model/facilities.js";
-import type { ModelContext } from "../model/state.js";
 import { pageOf } from "./shared.js";
 
 export function facilityHandlers(ctx: ModelContext) {

@@ -9,9 +9,9 @@
  * HTTP adapter destroys the socket, after writing the start of the real
  * response that `partialOfDropped()` returns, when there is one.
  */
-import { discardBody } from "../internal/discard-body.js";
-import { randomInt } from "../internal/seeded-random.js";
-import { sleepUnlessAborted } from "../internal/sleep.js";
+import { discardBody } from "../../internal/discard-body.js";
+import { randomInt } from "../../internal/seeded-random.js";
+import { sleepUnlessAborted } from "../../internal/sleep.js";
 import type { MockFaultConfig, MockFaultStatus } from "./fault-options.js";
 import { MockApiError } from "./http-error.js";
 

@@ -1,6 +1,6 @@
+import { getEvent, listEvents } from "../../model/event-list.js";
+import type { ModelContext } from "../../model/state.js";
 import type { Handlers } from "../bind.js";
-import { getEvent, listEvents } from "../model/event-list.js";
-import type { ModelContext } from "../model/state.js";
 import { pageOf } from "./shared.js";
 
 /** The event log; the model leaves out (or refuses) the families the key cannot read. */

@@ -13,23 +13,23 @@ import {
   RETRIEVAL_STATUSES,
   type RetrievalDocument,
   type RetrievalRequest,
-} from "../schemas/retrieval-requests.js";
-import { listActionRequests, openActionRequest } from "./model/action-requests.js";
+} from "../../schemas/retrieval-requests.js";
+import { listActionRequests, openActionRequest } from "../model/action-requests.js";
 import {
   addInvoice,
   finishRetrievalRequest,
   markInvoiceReady,
   releaseRecords,
   setRetrievalStatus,
-} from "./model/retrieval-provider.js";
+} from "../model/retrieval-provider.js";
 import type {
   ActionRequiredReasonValue,
   MockActionRequest,
   OpenedActionRequest,
   RetrievalStageValue,
   RetrievalStatusValue,
-} from "./model/retrieval-requests.js";
-import type { ModelContext } from "./model/state.js";
+} from "../model/retrieval-requests.js";
+import type { ModelContext } from "../model/state.js";
 
 export type { MockActionRequest, OpenedActionRequest as MockOpenedActionRequest };
 

@@ -26,24 +26,24 @@
  * when one was already asked. The life continues from the current stage.
  */
 
-import { randomInt, seededRandom } from "../internal/seeded-random.js";
-import { RETRIEVAL_STAGES } from "../schemas/retrieval-requests.js";
-import type { OpenActionRequestInput } from "./model/action-requests.js";
-import { openActionRequest } from "./model/action-requests.js";
+import { randomInt, seededRandom } from "../../internal/seeded-random.js";
+import { RETRIEVAL_STAGES } from "../../schemas/retrieval-requests.js";
+import type { OpenActionRequestInput } from "../model/action-requests.js";
+import { openActionRequest } from "../model/action-requests.js";
 import {
   addInvoice,
   finishRetrievalRequest,
   markInvoiceReady,
   releaseRecords,
   setRetrievalStatus,
-} from "./model/retrieval-provider.js";
+} from "../model/retrieval-provider.js";
 import {
   openActionRequestOf,
   type RetrievalStageValue,
   retrievalRequestIn,
   type StoredRetrievalRequest,
-} from "./model/retrieval-requests.js";
-import type { MockState, ModelContext } from "./model/state.js";
+} from "../model/retrieval-requests.js";
+import type { MockState, ModelContext } from "../model/state.js";
 
 /** `autopilot` option of a mock service. */
 export interface MockAutopilotOptions {
