@@ -77,7 +77,7 @@ export interface ModelContext {
   readonly allowPrivateWebhookUrls: boolean;
   /** Resolves a webhook host name to its addresses, for the private-address rule (webhook-urls.ts). */
   readonly lookupHost: (hostname: string) => Promise<readonly string[]>;
-  /** Every id the service hands out (../id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
+  /** Every id the service hands out (../runtime/id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
   readonly ids: IdSource;
   /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
   readonly delivery: DeliveryRuntime;

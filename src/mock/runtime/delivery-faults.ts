@@ -4,7 +4,7 @@
  */
 import type { MockFaultConfig } from "./fault-options.js";
 
-/** What the delivery engine (model/delivery.ts) asks of the faults. */
+/** What the delivery engine (model/delivery-send.ts) asks of the faults. */
 export interface DeliveryFaults {
   /** The signed timestamp (epoch ms) of an attempt sent at `sentAtMs` of the mock clock. */
   signedAtMs(sentAtMs: number): number;

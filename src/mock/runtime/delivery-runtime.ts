@@ -3,7 +3,7 @@
  * transport, the inbox, the attempts `flush()` waits for and what they came
  * to. It belongs to the service, not to its state: like the clock, it
  * outlives `reset()` and `restore()`. The engine that makes the attempts is
- * model/delivery.ts.
+ * model/delivery-send.ts.
  */
 import { WEBHOOK_DELIVERY_TIMEOUT_MS } from "../../schemas/webhooks.js";
 import type { MockClock } from "./clock.js";

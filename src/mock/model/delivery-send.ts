@@ -1,8 +1,8 @@
 /**
- * The delivery engine (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
- * with the webhook secret and this machine's clock, POSTs it with a
- * WEBHOOK_DELIVERY_TIMEOUT_MS timeout and no redirects, records it (this
- * module owns the delivery history) and notes the webhook's health. Which
+ * The delivery engine's sending (spec, Delivery; docs/spec-decisions.md, "Webhook delivery"): signs each attempt
+ * with the webhook secret and this machine's clock and POSTs it with a
+ * WEBHOOK_DELIVERY_TIMEOUT_MS timeout and no redirects. Its record is
+ * delivery-history.ts's, the webhook's health webhook-health.ts's; which
  * webhooks get an event, its retries and the failure count that disables a
  * webhook are webhook-dispatch.ts's.
  *
@@ -11,18 +11,18 @@
  * sent, as the service signs the deliveries of its test clocks: a receiver
  * checks the timestamp against its own clock and needs no `now` (DESIGN
  * 12.1). Attempts wait for their instant in the delivery queue
- * (../delivery-queue.ts), which makes them one after another in time order.
+ * (../runtime/delivery-queue.ts), which makes them one after another in time order.
  * What outlives a reset (the transport, the inbox, the queue, the attempts
- * in flight) is the delivery runtime's (../delivery-runtime.ts).
+ * in flight) is the delivery runtime's (../runtime/delivery-runtime.ts).
  */
 import { causeCode } from "../../internal/cause-code.js";
 import { discardBody } from "../../internal/discard-body.js";
-import type { Webhook, WebhookDelivery } from "../../schemas/webhooks.js";
 import {
   countAttempt,
   type DeliveryRuntime,
   type DeliveryTarget,
 } from "../runtime/delivery-runtime.js";
+import type { AttemptOutcome, DeliveryWebhook, OutgoingEvent } from "./delivery-attempt.js";
 import { failureHint, readReceiverError } from "./delivery-failure.js";
 import { signAttempt } from "./delivery-signing.js";
 import {
@@ -31,56 +31,8 @@ import {
   nodeHttpModules,
   pinnedFetch,
 } from "./delivery-transport.js";
-import type { EventLogEntry } from "./event-log.js";
-import { MapListIndex } from "./list-index.js";
-import {
-  defineSlice,
-  type MockState,
-  type ModelContext,
-  nextSequence,
-  type Stored,
-} from "./state.js";
+import { type ModelContext, nextSequence } from "./state.js";
 import { localhostReason, nonPublicHostReason, webhookHost } from "./webhook-urls.js";
-
-/**
- * A webhook as the engine sees it: its record and its signing secret. The
- * webhooks themselves are webhooks.ts's (StoredWebhook extends this).
- */
-export interface DeliveryWebhook extends Stored<Webhook> {
-  /** `whsec_` + 32 base62: signs every attempt. */
-  readonly secret: string;
-}
-
-/** An event as a webhook body, serialized once so that every attempt sends and signs the same bytes. */
-export interface OutgoingEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly body: string;
-}
-
-export function toOutgoing(
-  event: Pick<EventLogEntry, "id" | "type" | "created_at" | "data">,
-): OutgoingEvent {
-  const { id, type, created_at, data } = event;
-  return { id, type, body: JSON.stringify({ id, type, created_at, data }) };
-}
-
-export interface AttemptOutcome {
-  /** The attempt's instant on the service's clock: its record's `created_at`. */
-  sentAtMs: number;
-  /** Place in list order, taken when the attempt was made (not when its answer came). */
-  seq: number;
-  /** The delivery's id, also taken when the attempt was made. */
-  id: string;
-  success: boolean;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  /** The short cause `flush()` reports for a failure (`HTTP 500`, `timeout`, ...); null on success. */
-  cause: string | null;
-  /** The receiver's own word on a refusal (its JSON `error`, or short text); null otherwise. */
-  receiverError?: string | null;
-}
 
 type Result = Omit<AttemptOutcome, "sentAtMs" | "seq" | "id">;
 
@@ -295,107 +247,4 @@ async function post(
           : `connection failed${code ? ` (${code})` : ""}`,
     };
   }
-}
-
-/** A delivery record together with the body, so it can be redelivered byte for byte. */
-export interface StoredDelivery extends Stored<WebhookDelivery> {
-  readonly event: OutgoingEvent;
-}
-
-/** This module's slice of the state: every webhook's delivery attempts, by delivery id. */
-const deliveriesSlice = defineSlice("deliveries", () => new Map<string, StoredDelivery>());
-
-/**
- * Every webhook's deliveries in sequence order (attempts may finish out of
- * it: they are filed by sequence), by webhook, for `GET /v2/webhooks/{id}/deliveries`.
- */
-const deliveryIndex = new MapListIndex<StoredDelivery>({
-  keyOf: (stored) => stored.seq,
-  bucketsOf: ({ value }) => [`webhook:${value.webhook_id}`],
-});
-
-/** One webhook's delivery attempts, oldest first. */
-export function deliveriesOf(ctx: ModelContext, webhookId: string): readonly StoredDelivery[] {
-  return deliveryIndex.of(deliveriesSlice.of(ctx)).list(`webhook:${webhookId}`);
-}
-
-/** A delivery attempt by id, of any webhook. */
-export function findDelivery(ctx: ModelContext, deliveryId: string): StoredDelivery | undefined {
-  return deliveriesSlice.of(ctx).get(deliveryId);
-}
-
-/** Forgets a webhook's delivery history (the webhook was deleted). */
-export function deleteDeliveriesOf(ctx: ModelContext, webhookId: string): void {
-  const deliveries = deliveriesSlice.of(ctx);
-  for (const delivery of [...deliveriesOf(ctx, webhookId)]) {
-    deliveries.delete(delivery.value.id);
-    deliveryIndex.deleted(deliveries, delivery);
-  }
-}
-
-export interface AttemptKind {
-  /** @default false */
-  isTest?: boolean;
-  /** @default false */
-  isRedelivery?: boolean;
-  /** When the next attempt of the event is due, if one was scheduled. @default null */
-  nextAttemptAtMs?: number | null;
-}
-
-/**
- * Stores the record of one attempt in `state` (the state the attempt began
- * in), at the place in list order the attempt took when it was made.
- */
-export function recordAttempt(
-  state: MockState,
-  webhook: DeliveryWebhook,
-  event: OutgoingEvent,
-  attempt: number,
-  outcome: AttemptOutcome,
-  kind: AttemptKind = {},
-): WebhookDelivery {
-  const record: WebhookDelivery = {
-    id: outcome.id,
-    webhook_id: webhook.value.id,
-    event_id: event.id,
-    event_type: event.type,
-    attempt,
-    status_code: outcome.status_code,
-    error: outcome.error,
-    success: outcome.success,
-    duration_ms: outcome.duration_ms,
-    created_at: new Date(outcome.sentAtMs).toISOString(),
-    next_attempt_at:
-      kind.nextAttemptAtMs == null ? null : new Date(kind.nextAttemptAtMs).toISOString(),
-    is_test: kind.isTest ?? false,
-    is_redelivery: kind.isRedelivery ?? false,
-  };
-  const stored: StoredDelivery = { seq: outcome.seq, value: record, event };
-  const deliveries = deliveriesSlice.of(state);
-  deliveries.set(record.id, stored);
-  deliveryIndex.added(deliveries, stored);
-  return { ...record };
-}
-
-/**
- * Health after one attempt of a real event (never a test): a success resets
- * the failure count and stamps last_success_at; a failure becomes last_failure.
- */
-export function noteAttempt(
-  webhook: DeliveryWebhook,
-  event: OutgoingEvent,
-  outcome: AttemptOutcome,
-): void {
-  const at = new Date(outcome.sentAtMs).toISOString();
-  if (outcome.success) {
-    webhook.value.last_success_at = at;
-    webhook.value.consecutive_failures = 0;
-    return;
-  }
-  webhook.value.last_failure = {
-    at,
-    status_code: outcome.status_code,
-    error: outcome.error,
-    event_type: event.type,
-  };
 }
