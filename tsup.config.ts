@@ -3,7 +3,7 @@ import { defineConfig } from "tsup";
 import { inspectorDefine } from "./scripts/inspector-asset.ts";
 
 // The version is written in package.json only: src/internal/version.ts gets it from here.
-// The inspector's page (src/inspector/) is bundled here and embedded as strings (src/mock/inspector-page.ts).
+// The inspector's page (src/inspector/) is bundled here and embedded as strings (src/mock/server/inspector-page.ts).
 const define = {
   __MEDRECORDS_VERSION__: JSON.stringify(
     (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,

@@ -20,7 +20,7 @@ export default defineConfig({
     __MEDRECORDS_VERSION__: JSON.stringify(
       (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
     ),
-    // The inspector's page, bundled from src/inspector/ as the build does (src/mock/inspector-page.ts).
+    // The inspector's page, bundled from src/inspector/ as the build does (src/mock/server/inspector-page.ts).
     ...inspectorDefine(),
   },
   // examples/ import the package by name, as an application would: run them on the sources.

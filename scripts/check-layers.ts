@@ -8,8 +8,10 @@
  * not for cycles: they are erased. Inside the mock's model (src/mock/model) they count for
  * cycles too, and its shared module (state.ts) imports none of the model:
  * each model module owns its slice of the state, so no module is a hub the
- * others hang off (ARCHITECTURE.md, "Where state lives"). Fails naming each
- * offending import.
+ * others hang off (ARCHITECTURE.md, "Where state lives"). Inside the mock,
+ * each folder is a floor (MOCK_FLOORS, lowest first) and a floor imports none
+ * above it, type imports included; a mock file sits in a floor's folder,
+ * `src/mock/index.ts` (the entry) aside. Fails naming each offending import.
  *
  * `node scripts/check-layers.ts [root]` (root defaults to the repository).
  */
@@ -201,6 +203,52 @@ export const MODEL_DIR = "mock/model/";
 /** The model's shared module (context, sequence, slices), which imports no model module. */
 export const MODEL_STATE = "mock/model/state.ts";
 
+/**
+ * The mock's floors, lowest first: each is a folder of src/mock/ and imports
+ * only its own floor and those below it (ARCHITECTURE.md, "The mock's floors").
+ */
+export const MOCK_FLOORS: readonly string[] = [
+  // What the model may use: the clock, the delivery runtime, faults, ids, http-error.
+  "runtime",
+  "model",
+  // The API over HTTP: the router, the contract's binding, the routes and handlers.
+  "http",
+  // What a test moves besides the API: seed, the provider's side, autopilot, snapshots.
+  "controls",
+  // One service: its parts put together, createMockService, the msw loader.
+  "service",
+  // Over real HTTP: the server, the control API, the inspector.
+  "server",
+];
+
+/** The floor of a file under src/mock/ (its folder), undefined for any other file. */
+export function mockFloorOf(path: string): string | undefined {
+  const parts = path.split("/");
+  if (parts[0] !== "mock" || parts.length < 3) return undefined;
+  return parts[1];
+}
+
+/** Mock files outside any floor, and imports from a lower floor of the mock into a higher one. */
+export function mockFloorViolations(imports: readonly Import[]): string[] {
+  const files = new Set(imports.flatMap((edge) => [edge.from, edge.to]));
+  const astray = [...files]
+    .filter((file) => file.startsWith("mock/") && file !== "mock/index.ts")
+    .filter((file) => !MOCK_FLOORS.includes(mockFloorOf(file) ?? ""))
+    .map(
+      (file) =>
+        `src/${file} is in no floor of the mock: put it in one of ${MOCK_FLOORS.map((f) => `src/mock/${f}/`).join(", ")}`,
+    );
+  const upward = imports.flatMap((edge) => {
+    const from = MOCK_FLOORS.indexOf(mockFloorOf(edge.from) ?? "");
+    const to = MOCK_FLOORS.indexOf(mockFloorOf(edge.to) ?? "");
+    if (from === -1 || to === -1 || to <= from) return [];
+    return [
+      `src/${edge.from}:${edge.line} imports src/${edge.to}: the mock's "${MOCK_FLOORS[from]}" floor may not import "${MOCK_FLOORS[to]}" (above it)`,
+    ];
+  });
+  return [...astray.sort(), ...upward.sort()];
+}
+
 /** Each cycle of run-time imports, once, as the files along it. */
 export function runtimeCycles(imports: readonly Import[]): string[][] {
   return cycles(imports.filter((edge) => !edge.typeOnly));
@@ -274,6 +322,7 @@ export function checkLayers(root: string): string[] {
   const runtimeKeys = new Set(runtime.map((files) => files.join()));
   return [
     ...layerViolations(imports),
+    ...mockFloorViolations(imports),
     ...runtime.map((files) => `run-time import cycle: ${path(files)}`),
     ...modelStateViolations(imports),
     // A model cycle of run-time imports is reported above already.
@@ -293,7 +342,7 @@ if (import.meta.main) {
     process.exitCode = 1;
   } else {
     console.log(
-      "Layers (ARCHITECTURE.md): every import points down, no run-time cycle, no cycle in the model.",
+      "Layers (ARCHITECTURE.md): every import points down (the mock's floors too), no run-time cycle, no cycle in the model.",
     );
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Bundles the inspector's front end (src/inspector/) into the three strings
- * the reference server serves under /__mock/ui (src/mock/inspector-page.ts):
+ * the reference server serves under /__mock/ui (src/mock/server/inspector-page.ts):
  * the page, its script (esbuild, minified, one IIFE), its style sheet and its icon.
  * tsup.config.ts, vitest.config.ts and test/helpers/bundle.ts pass the result
  * as the `define` of `__MEDRECORDS_INSPECTOR__`, so the package reads no

@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import type { Cassette } from "../fidelity/cassette-format.js";
 import { type DriftReport, replayCassette } from "../fidelity/replay.js";
-import { createMockServiceCore } from "../mock/service.js";
+import { createMockServiceCore } from "../mock/service/service.js";
 import { readCassette } from "./cassette-command.js";
 import { terminalSafe } from "./terminal-text.js";
 import { CommandError, type CommandIo, UsageError } from "./usage-error.js";

@@ -9,9 +9,13 @@ import * as z from "zod";
 import { create as createCase } from "../contract/cases.js";
 import { create as createRequestor } from "../contract/requestors.js";
 import { create as createWebhook } from "../contract/webhooks.js";
-import { isLoopbackHost } from "../mock/control-guard.js";
-import { type MockServer, MockServerListenError, startMockServer } from "../mock/http-server.js";
 import { isApiKeyShaped, type Scope } from "../mock/model/api-keys.js";
+import { isLoopbackHost } from "../mock/server/control-guard.js";
+import {
+  type MockServer,
+  MockServerListenError,
+  startMockServer,
+} from "../mock/server/http-server.js";
 import { OPENAPI_PATH } from "../openapi/document.js";
 import { SCOPES } from "../schemas/scopes.js";
 import { parseFlags, portFlag } from "./args.js";

@@ -2,7 +2,7 @@
  * The API contract: every operation, declared once (src/contract/*), and
  * gathered in one record keyed by operationId. The client, the reference
  * server and the OpenAPI document read it; the server's handlers
- * (src/mock/handlers) and the client's method table (src/client-methods.ts)
+ * (src/mock/http/handlers) and the client's method table (src/client-methods.ts)
  * are typed over its keys, so an operation left out of either fails `tsc`,
  * naming it. Internal: not exported from any of the package's entry points.
  */

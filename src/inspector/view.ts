@@ -1,6 +1,6 @@
 /**
  * What the inspector page reads: the answer of `GET /__mock/state`, built by
- * src/mock/inspector-view.ts from the model and read by the page. Types only,
+ * src/mock/server/inspector-view.ts from the model and read by the page. Types only,
  * shared by both sides. Nothing here carries an API key, a webhook secret or
  * a body a webhook receiver answered (only an advance's failures carry the
  * receiver's error code); event data is the mock's own fictional data.

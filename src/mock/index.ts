@@ -6,48 +6,14 @@
  *
  * @module medrecords/mock
  */
-export type { MockAutopilotOptions } from "./autopilot.js";
+export type { MockAutopilotOptions } from "./controls/autopilot.js";
 export {
   type Cassette,
   type CassetteEntry,
   CassetteFormatError,
   type MockCassetteSource,
   parseCassette,
-} from "./cassette-seed.js";
-export type { MockClock, MockClockAdvanceResult, MockClockMode } from "./clock.js";
-export { createMockService } from "./create-mock-service.js";
-export type {
-  DeliveryFlushResult,
-  DeliveryMode,
-  DeliveryTarget,
-  FailedDeliveryAttempt,
-  InboxDelivery,
-} from "./delivery-runtime.js";
-export type {
-  MockFaultConfig,
-  MockFaultOptions,
-  MockFaultReorder,
-  MockFaultStatus,
-  MockFaultTiming,
-} from "./fault-options.js";
-export type { MockFaults } from "./faults.js";
-export {
-  type MockServer,
-  MockServerListenError,
-  type MockServerOptions,
-  startMockServer,
-} from "./http-server.js";
-export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
-export { MOCK_FACILITIES } from "./model/facilities.js";
-export type {
-  ActionResponseRecord as MockActionResponse,
-  UploadedFile as MockUploadedFile,
-} from "./model/retrieval-requests.js";
-export {
-  MOCK_REQUEST_JOURNAL_LIMIT,
-  type MockRequestJournal,
-  type MockRequestRecord,
-} from "./request-journal.js";
+} from "./controls/cassette-seed.js";
 export type {
   MockActionRequest,
   MockFileContent,
@@ -55,18 +21,52 @@ export type {
   MockOpenedActionRequest,
   MockRecordFile,
   MockRetrievalRequests,
-} from "./retrieval-control.js";
+} from "./controls/retrieval-control.js";
 export type {
   MockSeed,
   MockSeedCase,
   MockSeedOptions,
   MockSeedRetrievalRequest,
-} from "./seed.js";
+} from "./controls/seed.js";
+export type { MockSnapshot } from "./controls/snapshot.js";
+export type { CreateApiKeyOptions, Scope } from "./model/api-keys.js";
+export { MOCK_FACILITIES } from "./model/facilities.js";
+export type {
+  ActionResponseRecord as MockActionResponse,
+  UploadedFile as MockUploadedFile,
+} from "./model/retrieval-requests.js";
+export type { MockClock, MockClockAdvanceResult, MockClockMode } from "./runtime/clock.js";
+export type {
+  DeliveryFlushResult,
+  DeliveryMode,
+  DeliveryTarget,
+  FailedDeliveryAttempt,
+  InboxDelivery,
+} from "./runtime/delivery-runtime.js";
+export type {
+  MockFaultConfig,
+  MockFaultOptions,
+  MockFaultReorder,
+  MockFaultStatus,
+  MockFaultTiming,
+} from "./runtime/fault-options.js";
+export type { MockFaults } from "./runtime/faults.js";
+export {
+  MOCK_REQUEST_JOURNAL_LIMIT,
+  type MockRequestJournal,
+  type MockRequestRecord,
+} from "./runtime/request-journal.js";
+export {
+  type MockServer,
+  MockServerListenError,
+  type MockServerOptions,
+  startMockServer,
+} from "./server/http-server.js";
+export { createMockService } from "./service/create-mock-service.js";
 export type {
   MockApiKeys,
   MockDeliveries,
   MockService,
   MockServiceCore,
   MockServiceOptions,
-} from "./service.js";
-export type { MockSnapshot } from "./snapshot.js";
+} from "./service/service.js";

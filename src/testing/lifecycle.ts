@@ -9,12 +9,12 @@
  */
 import { MedRecords } from "../client.js";
 import type { ClientOptions } from "../core/options.js";
-import type { MockClockAdvanceResult } from "../mock/clock.js";
-import type { DeliveryTarget } from "../mock/delivery-runtime.js";
-import type { MockServer } from "../mock/http-server.js";
+import type { MockSnapshot } from "../mock/controls/snapshot.js";
 import type { Scope } from "../mock/model/api-keys.js";
-import type { MockServiceCore, MockServiceOptions } from "../mock/service.js";
-import type { MockSnapshot } from "../mock/snapshot.js";
+import type { MockClockAdvanceResult } from "../mock/runtime/clock.js";
+import type { DeliveryTarget } from "../mock/runtime/delivery-runtime.js";
+import type { MockServer } from "../mock/server/http-server.js";
+import type { MockServiceCore, MockServiceOptions } from "../mock/service/service.js";
 
 /** The runner's hooks: `{ beforeAll, afterAll, afterEach }` from "vitest" or Jest's globals. */
 export interface TestHooks {
@@ -132,105 +132,141 @@ function globalHooks(): TestHooks {
  * closes it after all.
  */
 export function useMockService(options: UseMockServiceOptions = {}): MockTestHandle {
-  const {
-    hooks = globalHooks(),
-    setupServer,
-    onUnhandledRequest,
-    seed,
-    scopes,
-    ...service
-  } = options;
-  let running: { mock: MockServiceCore; apiKey: string; baseline: MockSnapshot } | undefined;
-  let msw: MswServerLike | undefined;
-  let http: MockServer | undefined;
-  /** The `deliverTo` target, kept for when the mock starts; set on the running mock at once. */
-  let target: DeliveryTarget | undefined;
-  let applyTarget: ((mock: MockServiceCore, target: DeliveryTarget) => void) | undefined;
+  return new MockLifecycle(options).handle();
+}
 
-  const get = () => {
-    if (running === undefined) {
+/** One file's mock: started, brought back to its baseline, closed, by the runner's hooks. */
+class MockLifecycle {
+  readonly #setupServer: UseMockServiceOptions["setupServer"];
+  readonly #onUnhandledRequest: UseMockServiceOptions["onUnhandledRequest"];
+  readonly #seed: UseMockServiceOptions["seed"];
+  readonly #scopes: UseMockServiceOptions["scopes"];
+  readonly #service: MockServiceOptions;
+  #running: { mock: MockServiceCore; apiKey: string; baseline: MockSnapshot } | undefined;
+  #msw: MswServerLike | undefined;
+  #http: MockServer | undefined;
+  /** The `deliverTo` target, kept for when the mock starts; set on the running mock at once. */
+  #target: DeliveryTarget | undefined;
+  #applyTarget: ((mock: MockServiceCore, target: DeliveryTarget) => void) | undefined;
+
+  constructor(options: UseMockServiceOptions) {
+    const {
+      hooks = globalHooks(),
+      setupServer,
+      onUnhandledRequest,
+      seed,
+      scopes,
+      ...service
+    } = options;
+    this.#setupServer = setupServer;
+    this.#onUnhandledRequest = onUnhandledRequest;
+    this.#seed = seed;
+    this.#scopes = scopes;
+    this.#service = service;
+    hooks.beforeAll(() => this.#start());
+    hooks.afterEach(() => this.#restoreBaseline());
+    hooks.afterAll(() => this.#close());
+  }
+
+  /** The handle: plain functions and getters, so that it can be destructured. */
+  handle(): MockTestHandle {
+    const get = () => this.#get();
+    return {
+      get mock() {
+        return get().mock;
+      },
+      get apiKey() {
+        return get().apiKey;
+      },
+      get baseUrl() {
+        return get().mock.baseUrl;
+      },
+      now: () => get().mock.clock.now().getTime(),
+      advance: (by) => get().mock.clock.advance(by),
+      client: (options = {}) => this.#client(options),
+      deliverTo: (handler) => this.#deliverTo(handler),
+      reset: () => this.#restoreBaseline(),
+    };
+  }
+
+  #get() {
+    if (this.#running === undefined) {
       throw new Error(
         "useMockService: the mock starts in beforeAll; read its members inside a test or a hook.",
       );
     }
-    return running;
-  };
+    return this.#running;
+  }
 
-  const restoreBaseline = async () => {
-    const { mock, baseline } = get();
+  async #start(): Promise<void> {
+    const mock = this.#setupServer === undefined ? await this.#overHttp() : await this.#inMsw();
+    const { setDeliveryTarget } = await import("../mock/service/service.js");
+    this.#applyTarget = setDeliveryTarget;
+    if (this.#target !== undefined) setDeliveryTarget(mock, this.#target);
+    const scopes = this.#scopes;
+    const apiKey = mock.apiKeys.create(scopes === undefined ? {} : { scopes });
+    await this.#seed?.(mock, { apiKey });
+    mock.requests.clear();
+    this.#running = { mock, apiKey, baseline: mock.snapshot() };
+  }
+
+  async #inMsw(): Promise<MockServiceCore> {
+    // Loaded here only, so that the HTTP mode needs no msw installed.
+    const { createMockService } = await import("../mock/service/create-mock-service.js");
+    const created = createMockService(this.#service);
+    const msw = (this.#setupServer as NonNullable<UseMockServiceOptions["setupServer"]>)(
+      ...created.handlers,
+    );
+    this.#msw = msw;
+    // Each major reads its own name and ignores the other's.
+    const unhandled = this.#onUnhandledRequest ?? "error";
+    (msw.listen as (options: object) => void)({
+      onUnhandledRequest: unhandled,
+      onUnhandledFrame: unhandled,
+    });
+    return created;
+  }
+
+  async #overHttp(): Promise<MockServiceCore> {
+    const { startMockServer } = await import("../mock/server/http-server.js");
+    this.#http = await startMockServer(this.#service);
+    return this.#http;
+  }
+
+  async #restoreBaseline(): Promise<void> {
+    const { mock, baseline } = this.#get();
     // Attempts in flight belong to the test that caused them: finish them there.
     await mock.deliveries.flush();
     mock.restore(baseline);
     mock.faults.clear();
     mock.requests.clear();
-    msw?.resetHandlers();
-  };
+    this.#msw?.resetHandlers();
+  }
 
-  hooks.beforeAll(async () => {
-    let mock: MockServiceCore;
-    if (setupServer !== undefined) {
-      // Loaded here only, so that the HTTP mode needs no msw installed.
-      const { createMockService } = await import("../mock/create-mock-service.js");
-      const created = createMockService(service);
-      msw = setupServer(...created.handlers);
-      // Each major reads its own name and ignores the other's.
-      const unhandled = onUnhandledRequest ?? "error";
-      (msw.listen as (options: object) => void)({
-        onUnhandledRequest: unhandled,
-        onUnhandledFrame: unhandled,
-      });
-      mock = created;
-    } else {
-      const { startMockServer } = await import("../mock/http-server.js");
-      http = await startMockServer(service);
-      mock = http;
+  async #close(): Promise<void> {
+    this.#msw?.close();
+    await this.#http?.close();
+    this.#running = undefined;
+  }
+
+  #client(options: Partial<ClientOptions>): MedRecords {
+    const { mock, apiKey } = this.#get();
+    return new MedRecords({
+      baseUrl: mock.baseUrl,
+      apiKey,
+      // Under MSW the mock answers in-process; over HTTP the default fetch reaches it.
+      ...(this.#msw === undefined ? {} : { fetch: mock.fetch }),
+      ...options,
+    });
+  }
+
+  #deliverTo(handler: DeliveryTarget): void {
+    if (typeof handler !== "function") {
+      throw new TypeError(
+        "useMockService: deliverTo(handler) takes a Fetch-style handler, (request: Request) => Response, such as createWebhookHandler(...) returns.",
+      );
     }
-    const { setDeliveryTarget } = await import("../mock/service.js");
-    applyTarget = setDeliveryTarget;
-    if (target !== undefined) setDeliveryTarget(mock, target);
-    const apiKey = mock.apiKeys.create(scopes === undefined ? {} : { scopes });
-    await seed?.(mock, { apiKey });
-    mock.requests.clear();
-    running = { mock, apiKey, baseline: mock.snapshot() };
-  });
-  hooks.afterEach(restoreBaseline);
-  hooks.afterAll(async () => {
-    msw?.close();
-    await http?.close();
-    running = undefined;
-  });
-
-  return {
-    get mock() {
-      return get().mock;
-    },
-    get apiKey() {
-      return get().apiKey;
-    },
-    get baseUrl() {
-      return get().mock.baseUrl;
-    },
-    now: () => get().mock.clock.now().getTime(),
-    advance: (by) => get().mock.clock.advance(by),
-    client(options = {}) {
-      const { mock, apiKey } = get();
-      return new MedRecords({
-        baseUrl: mock.baseUrl,
-        apiKey,
-        // Under MSW the mock answers in-process; over HTTP the default fetch reaches it.
-        ...(msw === undefined ? {} : { fetch: mock.fetch }),
-        ...options,
-      });
-    },
-    deliverTo(handler) {
-      if (typeof handler !== "function") {
-        throw new TypeError(
-          "useMockService: deliverTo(handler) takes a Fetch-style handler, (request: Request) => Response, such as createWebhookHandler(...) returns.",
-        );
-      }
-      target = handler;
-      if (running !== undefined) applyTarget?.(running.mock, handler);
-    },
-    reset: restoreBaseline,
-  };
+    this.#target = handler;
+    if (this.#running !== undefined) this.#applyTarget?.(this.#running.mock, handler);
+  }
 }

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { triggerCommand } from "../../src/cli/trigger.js";
 import { type CommandIo, UsageError } from "../../src/cli/usage-error.js";
 import { test as testWebhook } from "../../src/contract/webhooks.js";
-import { type MockServer, startMockServer } from "../../src/mock/http-server.js";
+import { type MockServer, startMockServer } from "../../src/mock/server/http-server.js";
 
 let server: MockServer | undefined;
 afterEach(async () => {

@@ -10,8 +10,8 @@ import {
   type Operation,
   pathParamNames,
 } from "../../src/contract/index.js";
-import { apiRoutes } from "../../src/mock/routes.js";
-import { contextOf } from "../../src/mock/service.js";
+import { apiRoutes } from "../../src/mock/http/routes.js";
+import { contextOf } from "../../src/mock/service/service.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { createApi, expectError, setup } from "../mock/helpers.js";
 

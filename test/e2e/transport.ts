@@ -8,13 +8,13 @@
 import { type HttpHandler, http, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { createMockServiceInternal } from "../../src/mock/create-mock-service.js";
-import { startMockServerInternal } from "../../src/mock/http-server.js";
+import { startMockServerInternal } from "../../src/mock/server/http-server.js";
+import { createMockServiceInternal } from "../../src/mock/service/create-mock-service.js";
 import type {
   InternalMockServiceOptions,
   MockServiceCore,
   MockServiceOptions,
-} from "../../src/mock/service.js";
+} from "../../src/mock/service/service.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";
 

@@ -1,7 +1,7 @@
 /** Producing event log entries in the reference server, for the event log and poller tests. */
 import type { MockServiceCore } from "../../src/mock/index.js";
 import { appendEvent, type EventLogEntry } from "../../src/mock/model/event-log.js";
-import { contextOf } from "../../src/mock/service.js";
+import { contextOf } from "../../src/mock/service/service.js";
 import type { Event, SubscribableEventType } from "../../src/schemas/events.js";
 import { emitEventForTesting } from "./mock-internals.js";
 

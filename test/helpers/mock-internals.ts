@@ -4,16 +4,16 @@
  * control API (`retrievalRequests.setStatus(...)` and friends).
  */
 
-import { createMockServiceInternal } from "../../src/mock/create-mock-service.js";
 import { type EventLogEntry, eventLogOf } from "../../src/mock/model/event-log.js";
 import { emitEvent } from "../../src/mock/model/events.js";
+import { createMockServiceInternal } from "../../src/mock/service/create-mock-service.js";
 import {
   contextOf,
   type InternalMockServiceOptions,
   type MockService,
   type MockServiceCore,
   type MockServiceOptions,
-} from "../../src/mock/service.js";
+} from "../../src/mock/service/service.js";
 
 /** `createMockService` with the internal options (a short delivery timeout). */
 export function createMockServiceForTesting(

@@ -14,7 +14,7 @@ import {
   postgresCustodyLog,
 } from "../../src/index.js";
 import { withOwnMethods } from "../../src/internal/own-methods.js";
-import { createMockClock } from "../../src/mock/clock.js";
+import { createMockClock } from "../../src/mock/runtime/clock.js";
 import { postgresDedupeStore } from "../../src/webhooks/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "own-methods-"));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createMockClock, parseDuration } from "../../src/mock/clock.js";
 import { createMockService } from "../../src/mock/index.js";
+import { createMockClock, parseDuration } from "../../src/mock/runtime/clock.js";
 
 const T0 = "2026-03-01T10:00:00.000Z";
 const t0 = Date.parse(T0);

@@ -6,8 +6,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROL_ENDPOINTS } from "../../src/mock/control-api.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { CONTROL_ENDPOINTS } from "../../src/mock/server/control-api.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { SCOPES } from "../../src/schemas/scopes.js";
 import { MAX_BODY_BYTES } from "../../src/shared/request-body.js";

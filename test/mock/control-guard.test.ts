@@ -8,8 +8,8 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { isLoopbackHost } from "../../src/mock/control-guard.js";
 import { type MockServer, startMockServer } from "../../src/mock/index.js";
+import { isLoopbackHost } from "../../src/mock/server/control-guard.js";
 
 const START = "2026-03-01T10:00:00.000Z";
 const EVIL = "https://evil.example";

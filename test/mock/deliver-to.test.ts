@@ -4,8 +4,8 @@
  */
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FLUSH_FAILURES_KEPT } from "../../src/mock/delivery-runtime.js";
 import { createMockService } from "../../src/mock/index.js";
+import { FLUSH_FAILURES_KEPT } from "../../src/mock/runtime/delivery-runtime.js";
 import { createWebhookHandler, verifyWebhook } from "../../src/webhooks/index.js";
 import { createMockServiceForTesting, eventLogForTesting } from "../helpers/mock-internals.js";
 import { createApi, START } from "./helpers.js";

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionError, MedRecords, RateLimitError } from "../../src/index.js";
-import { partialOfDropped } from "../../src/mock/faults.js";
 import type { MockFaultOptions, MockService } from "../../src/mock/index.js";
+import { partialOfDropped } from "../../src/mock/runtime/faults.js";
 import type { Case } from "../../src/schemas/cases.js";
 import type { WebhookDelivery } from "../../src/schemas/webhooks.js";
 import { verifyWebhook } from "../../src/webhooks/index.js";

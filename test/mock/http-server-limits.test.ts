@@ -13,7 +13,7 @@ import {
   type MockServer,
   type MockServerLimits,
   startMockServerInternal,
-} from "../../src/mock/http-server.js";
+} from "../../src/mock/server/http-server.js";
 
 let server: MockServer | undefined;
 const sockets: Socket[] = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { MedRecords } from "../../src/index.js";
-import { AUTOPILOT_STEP_MINUTES } from "../../src/mock/autopilot.js";
-import { createMockClock, stopMockClock } from "../../src/mock/clock.js";
+import { AUTOPILOT_STEP_MINUTES } from "../../src/mock/controls/autopilot.js";
 import { createMockService } from "../../src/mock/index.js";
+import { createMockClock, stopMockClock } from "../../src/mock/runtime/clock.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { RETRIEVAL_STAGES } from "../../src/schemas/retrieval-requests.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   createRequestJournal,
   MOCK_REQUEST_JOURNAL_LIMIT,
-} from "../../src/mock/request-journal.js";
+} from "../../src/mock/runtime/request-journal.js";
 import { REQUEST_ID, START, setup } from "./helpers.js";
 
 describe("mock.requests", () => {

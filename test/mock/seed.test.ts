@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SEED_RECORDS_MAX } from "../../src/mock/seed.js";
+import { SEED_RECORDS_MAX } from "../../src/mock/controls/seed.js";
 import { openApiDocument } from "../../src/openapi/document.js";
 import { RETRIEVAL_STATUSES } from "../../src/schemas/retrieval-requests.js";
 import { createOpenApiValidator } from "../helpers/openapi-validator.js";

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMockService, type MockService } from "../../src/mock/index.js";
-import { contextOf } from "../../src/mock/service.js";
+import { contextOf } from "../../src/mock/service/service.js";
 import { Event } from "../../src/schemas/events.js";
 import {
   WEBHOOK_AUTO_DISABLE_AFTER,

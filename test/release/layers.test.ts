@@ -3,8 +3,9 @@
  * import that points up (a type-only or dynamic one too) and a run-time cycle
  * (through a dynamic `import()` too), ignores a type-only cycle
  * outside the mock's model but names one inside it, names a model module
- * imported by the model's state.ts, and finds nothing to report in src/ as
- * it stands.
+ * imported by the model's state.ts, names a lower floor of the mock importing
+ * a higher one and a mock file in no floor, and finds nothing to report in
+ * src/ as it stands.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,12 +40,12 @@ describe("the layer check", () => {
       "src/core/errors.ts": "export class E extends Error {}\n",
       "src/webhooks/verify.ts": '// why\nimport { E } from "../core/errors.js";\nexport { E };\n',
       "src/openapi/document.ts":
-        'import type { M } from "../mock/service.js";\nexport type D = M;\n',
-      "src/mock/service.ts": "export type M = 1;\n",
+        'import type { M } from "../mock/service/service.js";\nexport type D = M;\n',
+      "src/mock/service/service.ts": "export type M = 1;\n",
     });
     expect(checkLayers(dir)).toEqual([
       expect.stringMatching(
-        /^src\/openapi\/document\.ts:1 imports src\/mock\/service\.ts: "openapi" may not import "mock"/,
+        /^src\/openapi\/document\.ts:1 imports src\/mock\/service\/service\.ts: "openapi" may not import "mock"/,
       ),
       expect.stringMatching(
         /^src\/webhooks\/verify\.ts:2 imports src\/core\/errors\.ts: "webhooks" may not import "core"/,
@@ -54,9 +55,10 @@ describe("the layer check", () => {
 
   it("names a run-time cycle, and leaves a type-only one alone outside the model", () => {
     const dir = project({
-      "src/mock/service.ts": 'import { b } from "./seed.js";\nexport const a = b;\n',
-      "src/mock/seed.ts": 'import { c } from "./router.js";\nexport const b = c;\n',
-      "src/mock/router.ts": 'import { a } from "./service.js";\nexport const c = () => a;\n',
+      "src/mock/service/service.ts": 'import { b } from "./seed.js";\nexport const a = b;\n',
+      "src/mock/service/seed.ts": 'import { c } from "./router.js";\nexport const b = c;\n',
+      "src/mock/service/router.ts":
+        'import { a } from "./service.js";\nexport const c = () => a;\n',
       "src/core/request.ts": 'import type { D } from "./retry.js";\nexport type C = D;\n',
       "src/core/retry.ts": 'import type { C } from "./request.js";\nexport type D = C;\n',
     });
@@ -64,7 +66,7 @@ describe("the layer check", () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^run-time import cycle: /);
     for (const file of ["service", "seed", "router"]) {
-      expect(problems[0]).toContain(`src/mock/${file}.ts`);
+      expect(problems[0]).toContain(`src/mock/service/${file}.ts`);
     }
   });
 
@@ -114,6 +116,26 @@ describe("the layer check", () => {
       expect.stringMatching(
         /^import cycle in the model \(type imports count\): src\/mock\/model\/(cases|documents)\.ts -> src\/mock\/model\/(cases|documents)\.ts -> \(again\)$/,
       ),
+    ]);
+  });
+
+  it("names a lower floor of the mock importing a higher one (type imports too), and a mock file in no floor", () => {
+    const dir = project({
+      "src/mock/index.ts": 'export { s } from "./server/http-server.js";\n',
+      "src/mock/runtime/clock.ts":
+        'import type { M } from "../service/service.js";\nexport type C = M;\n',
+      "src/mock/model/cases.ts": 'import { h } from "../http/bind.js";\nexport const c = h;\n',
+      "src/mock/http/bind.ts":
+        'import type { C } from "../runtime/clock.js";\nexport const h = 1 as unknown as C;\n',
+      "src/mock/service/service.ts": "export type M = 1;\n",
+      "src/mock/server/http-server.ts":
+        'import type { M } from "../service/service.js";\nimport { c } from "../model/cases.js";\nexport const s = c as unknown as M;\n',
+      "src/mock/stray.ts": 'import { c } from "./model/cases.js";\nexport const x = c;\n',
+    });
+    expect(checkLayers(dir)).toEqual([
+      "src/mock/stray.ts is in no floor of the mock: put it in one of src/mock/runtime/, src/mock/model/, src/mock/http/, src/mock/controls/, src/mock/service/, src/mock/server/",
+      'src/mock/model/cases.ts:1 imports src/mock/http/bind.ts: the mock\'s "model" floor may not import "http" (above it)',
+      'src/mock/runtime/clock.ts:1 imports src/mock/service/service.ts: the mock\'s "runtime" floor may not import "service" (above it)',
     ]);
   });
 });

@@ -15,7 +15,7 @@ import {
   MedRecordsError,
   ValidationError,
 } from "../../src/index.js";
-import { MockApiError } from "../../src/mock/http-error.js";
+import { MockApiError } from "../../src/mock/runtime/http-error.js";
 import { WebhookVerificationError } from "../../src/webhooks/index.js";
 import { leakCollector } from "../setup/collector-state.js";
 import { SENTINEL_API_KEY, SENTINEL_PHI, SENTINEL_WEBHOOK_SECRET } from "../setup/sentinels.js";

@@ -45,7 +45,7 @@
 import { format, inspect } from "node:util";
 import { afterAll, afterEach, expect } from "vitest";
 import { MedRecordsError } from "../../src/core/errors.js";
-import { MockApiError } from "../../src/mock/http-error.js";
+import { MockApiError } from "../../src/mock/runtime/http-error.js";
 import {
   installLeakCollectorState,
   type LeakCollectorState,

@@ -17,7 +17,7 @@ it("runs under the msw major this project expects", async () => {
 });
 
 it("builds the mock's handlers with that same msw (loaded on first read of handlers)", async () => {
-  const { loadMsw } = await import("../../src/mock/load-msw.js");
+  const { loadMsw } = await import("../../src/mock/service/load-msw.js");
   expect(loadMsw().http).toBe((await import("msw")).http);
 });
 

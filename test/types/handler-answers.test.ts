@@ -1,12 +1,12 @@
 /**
- * A handler's answer is typed from its operation's declaration (src/mock/bind.ts,
+ * A handler's answer is typed from its operation's declaration (src/mock/http/bind.ts,
  * `ResultOf`): the success body for a read, a page of the items for a list,
  * nothing for a 204. `tsc` (in `npm test`) checks the `@ts-expect-error` lines:
  * each must fail to compile, or the directive itself is the error.
  */
 import { describe, expectTypeOf, it } from "vitest";
 import type { Contract } from "../../src/contract/index.js";
-import type { Handler, ResultOf } from "../../src/mock/bind.js";
+import type { Handler, ResultOf } from "../../src/mock/http/bind.js";
 import type { Case } from "../../src/schemas/cases.js";
 import type { Document } from "../../src/schemas/documents.js";
 

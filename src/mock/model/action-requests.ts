@@ -6,7 +6,7 @@ import {
   type ActionRequestAnswer,
   ActionResponseMessage,
 } from "../../schemas/retrieval-requests.js";
-import { MockApiError, validationError } from "../http-error.js";
+import { MockApiError, validationError } from "../runtime/http-error.js";
 import { emitActionRequired, emitStatusChanged } from "./retrieval-events.js";
 import { assertNotFinal } from "./retrieval-provider.js";
 import {
@@ -79,7 +79,7 @@ export function openActionRequest(
 
 /**
  * Puts an open action request on a request already in status action_required
- * with the same reason (seeding, src/mock/seed.ts): first opening, opened at
+ * with the same reason (seeding, src/mock/controls/seed.ts): first opening, opened at
  * the request's public_updated_at, no event.
  */
 export function placeActionRequest(

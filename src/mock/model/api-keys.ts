@@ -5,8 +5,8 @@
 
 import { SCOPES, type Scope } from "../../schemas/scopes.js";
 import { API_KEY_PREFIX } from "../../shared/api-key.js";
-import { MockApiError } from "../http-error.js";
-import { randomBase62 } from "./ids.js";
+import { MockApiError } from "../runtime/http-error.js";
+import { randomBase62 } from "../runtime/ids.js";
 
 export { SCOPES, type Scope };
 

@@ -1,6 +1,6 @@
 /** Case rules: creation defaults, case numbers, partial updates. */
 import type { CaseCategory, CaseCreate, CaseStatus, CaseUpdate } from "../../schemas/cases.js";
-import { notFound } from "../http-error.js";
+import { notFound } from "../runtime/http-error.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import {

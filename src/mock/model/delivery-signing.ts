@@ -12,7 +12,7 @@
  */
 import { hmacSha256Hex } from "#hmac";
 import { WEBHOOK_HEADERS } from "../../webhooks/headers.js";
-import type { DeliveryRuntime } from "../delivery-runtime.js";
+import type { DeliveryRuntime } from "../runtime/delivery-runtime.js";
 
 type Headers = Record<string, string>;
 

@@ -1,6 +1,6 @@
 /** Case documents: created from a consumed upload, archived, listed, downloaded. */
 import type { DocumentCreate, DocumentUpdate } from "../../schemas/documents.js";
-import { notFound } from "../http-error.js";
+import { notFound } from "../runtime/http-error.js";
 import { assertCaseExists, caseExists } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { MapListIndex } from "./list-index.js";

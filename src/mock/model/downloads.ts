@@ -3,8 +3,8 @@
  * for retrieval documents (records and invoices).
  */
 import { DOWNLOAD_URL_TTL_SECONDS } from "../../schemas/uploads.js";
-import { MockApiError, notFound } from "../http-error.js";
-import { randomToken } from "./ids.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
+import { randomToken } from "../runtime/ids.js";
 import { defineSlice, type ModelContext, nowMs } from "./state.js";
 
 export interface DownloadFile {

@@ -15,7 +15,7 @@ import {
   EVENT_RETENTION_MS,
 } from "../../schemas/event-list.js";
 import type { Scope } from "../../schemas/scopes.js";
-import { MockApiError, notFound } from "../http-error.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
 import { type ApiKeyRecord, requireScope } from "./api-keys.js";
 import {
   type EventLogEntry,

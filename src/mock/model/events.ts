@@ -2,7 +2,7 @@
  * Emitting events: every event is written to the log, then handed to the
  * delivery engine for the webhooks subscribed to it.
  */
-import { toOutgoing } from "./delivery.js";
+import { toOutgoing } from "./delivery-attempt.js";
 import { type AppendEventOptions, appendEvent, type EventLogEntry } from "./event-log.js";
 import type { ModelContext } from "./state.js";
 import { dispatchEvent } from "./webhook-dispatch.js";

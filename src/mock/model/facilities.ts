@@ -4,7 +4,7 @@
  * retrieval request, which joins the directory.
  */
 import type { Facility, FacilityCreate } from "../../schemas/facilities.js";
-import { notFound } from "../http-error.js";
+import { notFound } from "../runtime/http-error.js";
 import { type Page, type PageRequest, paginate } from "./paginate.js";
 import { nextRetrievalId } from "./retrieval-state.js";
 import { defineSlice, type ModelContext, type Stored } from "./state.js";

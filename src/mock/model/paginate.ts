@@ -4,8 +4,8 @@
  * neither skips nor repeats items when new ones are created meanwhile.
  */
 import type { ListEnvelope } from "../../schemas/common.js";
-import { MockApiError } from "../http-error.js";
-import { fromBase64Url, toBase64Url } from "./ids.js";
+import { MockApiError } from "../runtime/http-error.js";
+import { fromBase64Url, toBase64Url } from "../runtime/ids.js";
 
 /**
  * Where an item stands in a list: one number (a creation sequence) or a tuple

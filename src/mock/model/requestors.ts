@@ -1,6 +1,6 @@
 /** Retrieval profiles (requestors): created alone or inline in a retrieval request. */
 import type { Requestor, RequestorCreate, RequestorUpdate } from "../../schemas/requestors.js";
-import { notFound } from "../http-error.js";
+import { notFound } from "../runtime/http-error.js";
 import { MapListIndex } from "./list-index.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import { nextRetrievalId } from "./retrieval-state.js";

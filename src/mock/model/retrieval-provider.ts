@@ -13,7 +13,7 @@ import {
   type RetrievalDocument,
   type RetrievalRequest,
 } from "../../schemas/retrieval-requests.js";
-import { notFound } from "../http-error.js";
+import { notFound } from "../runtime/http-error.js";
 import { emitDocumentsAvailable, emitStatusChanged } from "./retrieval-events.js";
 import {
   type ActionRequiredReasonValue,

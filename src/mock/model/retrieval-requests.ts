@@ -13,7 +13,7 @@ import type {
   RetrievalRequest,
   RetrievalRequestCreate,
 } from "../../schemas/retrieval-requests.js";
-import { MockApiError, notFound } from "../http-error.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
 import { assertCaseExists, createCase } from "./cases.js";
 import { type IssuedDownload, issueDownload } from "./downloads.js";
 import { createFacility, getFacility } from "./facilities.js";
@@ -470,7 +470,7 @@ export interface PlacedRetrievalRequest {
 
 /**
  * Stores a retrieval request directly in a given status and stage (seeding,
- * src/mock/seed.ts): no upload is consumed and no event emitted. Its case,
+ * src/mock/controls/seed.ts): no upload is consumed and no event emitted. Its case,
  * facility and requestor must exist; the caller checked the combination.
  */
 export function placeRetrievalRequest(

@@ -16,7 +16,7 @@
  */
 import type { ModelContext } from "./state.js";
 
-/** An opaque id, `prefix` + 24 hex, from the service's id source (never repeated; see ../id-source.ts). */
+/** An opaque id, `prefix` + 24 hex, from the service's id source (never repeated; see ../runtime/id-source.ts). */
 export function nextRetrievalId(ctx: ModelContext, kind: string, prefix: string): string {
   return ctx.ids.hex(kind, prefix, 24);
 }

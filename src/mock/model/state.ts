@@ -14,9 +14,9 @@
  * This module imports no model module, not even a type, so that none of them
  * is a hub the others depend on (scripts/check-layers.ts keeps it so).
  */
-import type { MockClock } from "../clock.js";
-import type { DeliveryRuntime } from "../delivery-runtime.js";
-import type { IdSource } from "../id-source.js";
+import type { MockClock } from "../runtime/clock.js";
+import type { DeliveryRuntime } from "../runtime/delivery-runtime.js";
+import type { IdSource } from "../runtime/id-source.js";
 
 /** A resource together with its place in creation order. */
 export interface Stored<T> {
@@ -77,7 +77,7 @@ export interface ModelContext {
   readonly allowPrivateWebhookUrls: boolean;
   /** Resolves a webhook host name to its addresses, for the private-address rule (webhook-urls.ts). */
   readonly lookupHost: (hostname: string) => Promise<readonly string[]>;
-  /** Every id the service hands out (../id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
+  /** Every id the service hands out (../runtime/id-source.ts). Survives `reset()` and `restore()`: ids never repeat. */
   readonly ids: IdSource;
   /** How deliveries travel, and the attempts in flight. Survives `reset()`. */
   readonly delivery: DeliveryRuntime;

@@ -9,8 +9,8 @@ import {
   UPLOAD_URL_TTL_MINUTES,
   UPLOAD_URL_TTL_MS,
 } from "../../schemas/uploads.js";
-import { MockApiError, notFound } from "../http-error.js";
-import { randomToken, toHex } from "./ids.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
+import { randomToken, toHex } from "../runtime/ids.js";
 import { defineSlice, type ModelContext, nowMs } from "./state.js";
 
 export interface StoredUpload {

@@ -2,15 +2,18 @@
  * Dispatching an event to webhooks (spec, Delivery; docs/spec-decisions.md,
  * "Webhook delivery"): the webhooks enabled and subscribed when it is
  * emitted, retries on the mock clock after each of WEBHOOK_RETRY_DELAYS_MS
- * (queued with the first attempts, made in time order: ../delivery-queue.ts),
+ * (queued with the first attempts, made in time order: ../runtime/delivery-queue.ts),
  * and the failure accounting that disables a webhook after
  * WEBHOOK_AUTO_DISABLE_AFTER failed events in a row. Each attempt is the
- * delivery engine's (delivery.ts).
+ * delivery engine's (delivery-send.ts, delivery-history.ts, webhook-health.ts).
  */
 import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_RETRY_DELAYS_MS } from "../../schemas/webhooks.js";
-import { noteAttempt, type OutgoingEvent, recordAttempt, sendAttempt } from "./delivery.js";
+import type { OutgoingEvent } from "./delivery-attempt.js";
+import { recordAttempt } from "./delivery-history.js";
+import { sendAttempt } from "./delivery-send.js";
 import { appendEvent } from "./event-log.js";
 import { type MockState, type ModelContext, nowMs } from "./state.js";
+import { noteAttempt } from "./webhook-health.js";
 import { type StoredWebhook, webhookIn, webhooksIn } from "./webhooks.js";
 
 /**

@@ -13,7 +13,7 @@
  * for testing are not looked up by the default resolver, so a test suite under
  * MSW sends no DNS query.
  */
-import { MockApiError } from "../http-error.js";
+import { MockApiError } from "../runtime/http-error.js";
 import type { ModelContext } from "./state.js";
 
 /**

@@ -14,20 +14,18 @@ import {
   type WebhookTestResult,
   type WebhookUpdate,
 } from "../../schemas/webhooks.js";
-import { retryAfterHint } from "../clock.js";
-import { track } from "../delivery-runtime.js";
-import { MockApiError, notFound } from "../http-error.js";
+import { retryAfterHint } from "../runtime/clock.js";
+import { track } from "../runtime/delivery-runtime.js";
+import { MockApiError, notFound } from "../runtime/http-error.js";
+import { randomBase62 } from "../runtime/ids.js";
+import { type DeliveryWebhook, toOutgoing } from "./delivery-attempt.js";
 import {
-  type DeliveryWebhook,
   deleteDeliveriesOf,
   deliveriesOf,
   findDelivery,
-  noteAttempt,
   recordAttempt,
-  sendAttempt,
-  toOutgoing,
-} from "./delivery.js";
-import { randomBase62 } from "./ids.js";
+} from "./delivery-history.js";
+import { sendAttempt } from "./delivery-send.js";
 import { type Page, type PageRequest, paginateSorted, seqKey } from "./paginate.js";
 import {
   defineSlice,
@@ -38,6 +36,7 @@ import {
   nowIso,
   nowMs,
 } from "./state.js";
+import { noteAttempt } from "./webhook-health.js";
 import { assertPublicWebhookUrl } from "./webhook-urls.js";
 
 export interface StoredWebhook extends DeliveryWebhook {
