@@ -6,7 +6,6 @@
 import { EMPTY_BODY, type Operation } from "../contract/operation.js";
 import type { ObservedExchange } from "../core/exchange-observer.js";
 import { CASSETTE_VERSION, type CassetteEntry } from "./cassette-format.js";
-import { scrubbedJson } from "./scrub-json.js";
 import type { Scrubber } from "./scrubber.js";
 
 /**
@@ -84,37 +83,35 @@ export function entryOf(
 }
 
 /**
- * The cassette line of `entry` (newline included) with its bodies scrubbed
- * by `op`'s schemas (a body of an unknown operation keeps its shape only),
- * and credential headers left out. The bodies are scrubbed straight to text
- * (scrub-json.ts): a recorded page is walked once, not copied and then
- * serialized.
+ * `entry` with its bodies scrubbed by `op`'s schemas (a body of an unknown
+ * operation keeps its shape only), and credential headers left out.
  */
-export function scrubbedLine(
+export function scrubEntry(
   entry: CassetteEntry,
   op: Operation | undefined,
   scrubber: Scrubber,
   redact: (text: string) => string = (text) => text,
-): string {
+): CassetteEntry {
   const requestSchema = op?.body === EMPTY_BODY ? undefined : op?.body;
-  const { request, response } = entry;
-  const { status } = response;
-  const head = JSON.stringify({
+  const { status } = entry.response;
+  const responseBody = (body: unknown) =>
+    status >= 400 ? scrubber.errorBody(body) : scrubber.scrub(op?.response, body);
+  return {
     ...entry,
-    params: op === undefined ? scrubber.unknown(entry.params) : entry.params,
-    query: op === undefined ? scrubber.unknown(entry.query) : entry.query,
-    request: undefined,
-    response: undefined,
-  });
-  const requestBody =
-    "body" in request ? scrubbedJson(requestSchema, request.body, scrubber) : undefined;
-  const responseBody = !("body" in response)
-    ? undefined
-    : status >= 400
-      ? JSON.stringify(scrubber.errorBody(response.body))
-      : scrubbedJson(op?.response, response.body, scrubber);
-  const headers = (of: Record<string, string> | undefined) =>
-    JSON.stringify(safeHeaders(Object.entries(of ?? {}), redact));
-  const body = (text: string | undefined) => (text === undefined ? "" : `,"body":${text}`);
-  return `${head.length > 2 ? `${head.slice(0, -1)},` : "{"}"request":{"headers":${headers(request.headers)}${body(requestBody)}},"response":{"status":${JSON.stringify(status)},"headers":${headers(response.headers)}${body(responseBody)}}}\n`;
+    params:
+      op === undefined ? (scrubber.unknown(entry.params) as Record<string, string>) : entry.params,
+    query:
+      op === undefined ? (scrubber.unknown(entry.query) as Record<string, string>) : entry.query,
+    request: {
+      headers: safeHeaders(Object.entries(entry.request.headers ?? {}), redact),
+      ...("body" in entry.request
+        ? { body: scrubber.scrub(requestSchema, entry.request.body) }
+        : {}),
+    },
+    response: {
+      status,
+      headers: safeHeaders(Object.entries(entry.response.headers ?? {}), redact),
+      ...("body" in entry.response ? { body: responseBody(entry.response.body) } : {}),
+    },
+  };
 }

@@ -5,8 +5,8 @@
  * know keeps its bodies' shape only.
  */
 import { CONTRACT, type Operation } from "../contract/index.js";
-import { scrubbedLine } from "./cassette-entry.js";
-import type { Cassette } from "./cassette-format.js";
+import { scrubEntry } from "./cassette-entry.js";
+import { type Cassette, cassetteLine } from "./cassette-format.js";
 import { Scrubber } from "./scrubber.js";
 
 /** The operation of a cassette entry, or undefined for an id the contract does not have. */
@@ -26,6 +26,6 @@ export function scrubCassette(
 ): string {
   const scrubber = new Scrubber();
   return cassette.entries
-    .map((entry) => scrubbedLine(entry, operationOf(entry.operation), scrubber, redact))
+    .map((entry) => cassetteLine(scrubEntry(entry, operationOf(entry.operation), scrubber, redact)))
     .join("");
 }

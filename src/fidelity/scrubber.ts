@@ -23,8 +23,7 @@ export const SCRUBBED_MESSAGE = "(scrubbed)";
 /** The path every presigned address gets (its token, path and query, never kept). */
 export const SCRUBBED_PRESIGNED_PATH = "/scrubbed";
 
-/** The parts of a zod definition the scrubbing walks read. */
-export interface Def {
+interface Def {
   readonly type: string;
   readonly innerType?: z.ZodType;
   readonly shape?: Readonly<Record<string, z.ZodType>>;
@@ -37,11 +36,9 @@ export interface Def {
   readonly getter?: () => z.ZodType;
 }
 
-export const defOf = (schema: z.ZodType): Def =>
-  (schema as unknown as { _zod: { def: Def } })._zod.def;
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
-/** Wrappers that keep `null` and `undefined` as they are and otherwise defer to their inner schema. */
-export const WRAPPERS = new Set([
+const WRAPPERS = new Set([
   "optional",
   "nullable",
   "default",
@@ -58,8 +55,6 @@ export class Scrubber {
   readonly #key: Buffer;
   /** Replacements made so far, by kind then input: a repeated value costs two map reads. */
   readonly #seen = new Map<PersonalKind, Map<string, string>>();
-  /** The same replacements as JSON string literals, for scrubbing straight to text (scrub-json.ts). */
-  readonly #seenJson = new Map<PersonalKind, Map<string, string>>();
 
   constructor(key: Buffer = randomBytes(32)) {
     this.#key = key;
@@ -117,23 +112,6 @@ export class Scrubber {
       if (best === undefined || drifts < best.drifts) best = { option, drifts };
     }
     return best?.option;
-  }
-
-  /** `replace(mark, value)` as JSON text; a personal string's literal is made once per input. */
-  replaceJson(mark: Sensitivity, value: unknown): string {
-    if (typeof value !== "string" || mark === "secret" || mark === "presigned_url" || value === "")
-      return JSON.stringify(this.replace(mark, value));
-    let seen = this.#seenJson.get(mark);
-    if (seen === undefined) {
-      seen = new Map();
-      this.#seenJson.set(mark, seen);
-    }
-    let literal = seen.get(value);
-    if (literal === undefined) {
-      literal = JSON.stringify(this.replace(mark, value));
-      seen.set(value, literal);
-    }
-    return literal;
   }
 
   /** `value` of a field marked `mark`, replaced (the same input by the same value). */

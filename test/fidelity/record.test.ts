@@ -163,23 +163,6 @@ describe("record: cassette(path)", () => {
     };
     expect(name(one)).not.toBe(name(two));
   });
-
-  it("writes a kept value outside ASCII as UTF-8", async () => {
-    const path = join(dir, "utf8.jsonl");
-    const recording = cassette(path);
-    const apiKey = mock.apiKeys.create();
-    const mr = new MedRecords({ apiKey, baseUrl: mock.url, maxRetries: 0, record: recording });
-    await mr.cases.create({
-      title: PLANTED.title,
-      client_name: "Zoë Ñúñez",
-      client_date_of_birth: PLANTED.client_date_of_birth,
-      external_id: "clío-ñ-1",
-    });
-    await recording.flush();
-    const text = readFileSync(path, "utf8");
-    expect(text).toContain('"external_id":"clío-ñ-1"');
-    expect(text).not.toContain("Ñúñez");
-  });
 });
 
 describe("cassette(path)", () => {
