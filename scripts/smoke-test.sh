@@ -179,6 +179,16 @@ for (const [id, banned] of Object.entries(forbidden)) {
     for (const name of banned) {
       assert.ok(!graph.bare.has(name), `${id} (${file}) imports ${name}; its entry point must not (README, "Entry points")`);
     }
+    // Browsers and Workers bundle these ESM files (the runtime matrix): a Node built-in
+    // imported at a file's top, even in a chunk only loaded lazily, is hoisted into code that
+    // runs everywhere once their bundler inlines the chunk; Node-only paths import them
+    // inside a function. The node condition's own HMAC (hmac-node) is the exception.
+    if (file.endsWith(".js")) {
+      for (const f of graph.files.filter((f) => !/hmac-node\.js$/.test(f))) {
+        const top = readFileSync(f, "utf8").match(/^import[^;]*?from\s*["'](node:[^"']+)["']/m);
+        assert.equal(top, null, `${id}: ${f} imports ${top?.[1]} at its top; import it where it is used`);
+      }
+    }
     if (id === "medrecords/webhooks") {
       for (const f of graph.files) {
         assert.doesNotMatch(
@@ -190,7 +200,7 @@ for (const [id, banned] of Object.entries(forbidden)) {
     }
   }
 }
-console.log("smoke: import graph ok (medrecords without msw; webhooks without ky, zod, msw or the client)");
+console.log("smoke: import graph ok (medrecords without msw; webhooks without ky, zod, msw or the client; no Node built-in imported at a file's top)");
 JS
 
 echo "smoke: node $("$NODE" --version)"

@@ -48,7 +48,7 @@ export async function cassetteCommand(argv: string[], io: CommandIo): Promise<nu
     key !== undefined && key.length >= 4 ? text.replaceAll(key, "[redacted]") : text;
   try {
     // `wx`: never over a file, least of all the input.
-    await writeFile(output, scrubCassette(cassette, redact), { mode: 0o600, flag: "wx" });
+    await writeFile(output, await scrubCassette(cassette, redact), { mode: 0o600, flag: "wx" });
   } catch (error) {
     throw new CommandError(
       `cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,

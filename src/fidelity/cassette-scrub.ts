@@ -20,11 +20,11 @@ export function operationOf(operationId: string): Operation | undefined {
  * The cassette's lines, scrubbed. `redact` replaces secrets the caller knows
  * (the API key from the environment) in every header value left.
  */
-export function scrubCassette(
+export async function scrubCassette(
   cassette: Cassette,
   redact: (text: string) => string = (text) => text,
-): string {
-  const scrubber = new Scrubber();
+): Promise<string> {
+  const scrubber = new Scrubber(await import("node:crypto"));
   return cassette.entries
     .map((entry) => cassetteLine(scrubEntry(entry, operationOf(entry.operation), scrubber, redact)))
     .join("");

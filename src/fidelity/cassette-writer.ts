@@ -5,9 +5,7 @@
  * append stream, so lines keep the order exchanges ended in and the call is
  * not held up by the disk.
  */
-import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import type { WriteStream } from "node:fs";
 import type { ObservedExchange } from "../core/exchange-observer.js";
 import { entryOf, scrubEntry } from "./cassette-entry.js";
 import { cassetteLine } from "./cassette-format.js";
@@ -15,14 +13,35 @@ import { Scrubber } from "./scrubber.js";
 
 export class CassetteWriter {
   readonly #redact: (text: string) => string;
-  readonly #scrubber = new Scrubber();
+  readonly #scrubber: Scrubber;
   readonly #stream: Promise<WriteStream>;
 
-  constructor(path: string, redact: (text: string) => string) {
+  /**
+   * Node's built-ins are imported here, not at the top: this module is a lazy
+   * chunk of the client, and a browser's or a Worker's bundler that inlines it
+   * would otherwise hoist `import "node:fs"` into code that runs everywhere.
+   */
+  static async open(path: string, redact: (text: string) => string): Promise<CassetteWriter> {
+    const [crypto, fs, fsPromises, nodePath] = await Promise.all([
+      import("node:crypto"),
+      import("node:fs"),
+      import("node:fs/promises"),
+      import("node:path"),
+    ]);
+    const stream = fsPromises
+      .mkdir(nodePath.dirname(path), { recursive: true })
+      .then(() => fs.createWriteStream(path, { flags: "a", mode: 0o600 }));
+    return new CassetteWriter(new Scrubber(crypto), stream, redact);
+  }
+
+  private constructor(
+    scrubber: Scrubber,
+    stream: Promise<WriteStream>,
+    redact: (text: string) => string,
+  ) {
+    this.#scrubber = scrubber;
     this.#redact = redact;
-    this.#stream = mkdir(dirname(path), { recursive: true }).then(() =>
-      createWriteStream(path, { flags: "a", mode: 0o600 }),
-    );
+    this.#stream = stream;
     // A directory that cannot be made fails each write (reported there), not the process.
     this.#stream.catch(() => undefined);
   }

@@ -17,8 +17,8 @@ export function createObserver(context: ObserverContext): ExchangeObserver {
   const writer =
     record === undefined
       ? undefined
-      : import("./cassette-writer.js").then(
-          (module) => new module.CassetteWriter(record.path, context.redact),
+      : import("./cassette-writer.js").then((module) =>
+          module.CassetteWriter.open(record.path, context.redact),
         );
   return {
     async observe(exchange: ObservedExchange) {

@@ -11,7 +11,14 @@
  * report still sees them; error messages, free text from the service that
  * may quote a request, are replaced.
  */
-import { createHmac, randomBytes } from "node:crypto";
+/**
+ * What the scrubber needs of node:crypto, handed in: the recorder loads it
+ * with a dynamic import, so that no chunk a browser or a Worker may bundle
+ * imports a Node built-in at its top (the fidelity code is a lazy chunk of
+ * the client).
+ */
+export type ScrubberCrypto = Pick<typeof import("node:crypto"), "createHmac" | "randomBytes">;
+
 import type { z } from "zod";
 import { type PersonalKind, type Sensitivity, sensitivityOf } from "../schemas/sensitive.js";
 import { checkShape } from "./shape-check.js";
@@ -53,10 +60,12 @@ const LAST = ["Placeholder", "Fictive", "Sample", "Example", "Standin", "Mockley
 
 export class Scrubber {
   readonly #key: Buffer;
+  readonly #createHmac: ScrubberCrypto["createHmac"];
   /** Replacements made so far, by kind then input: a repeated value costs two map reads. */
   readonly #seen = new Map<PersonalKind, Map<string, string>>();
 
-  constructor(key: Buffer = randomBytes(32)) {
+  constructor(crypto: ScrubberCrypto, key: Buffer = crypto.randomBytes(32)) {
+    this.#createHmac = crypto.createHmac;
     this.#key = key;
   }
 
@@ -127,7 +136,7 @@ export class Scrubber {
     }
     let replaced = seen.get(value);
     if (replaced === undefined) {
-      const digest = createHmac("sha256", this.#key).update(`${mark}\u0000${value}`).digest();
+      const digest = this.#createHmac("sha256", this.#key).update(`${mark}\u0000${value}`).digest();
       replaced = fictional(mark, digest, value);
       seen.set(value, replaced);
     }
