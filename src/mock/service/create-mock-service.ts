@@ -34,7 +34,7 @@ export function createMockServiceInternal(
     enumerable: true,
     get() {
       if (handlers === undefined) {
-        const { http } = loadMsw();
+        const { http } = options.msw ?? loadMsw();
         handlers = [
           http.all(`${core.baseUrl}/*`, ({ request }) => core.handle(request)),
           http.all(`${core.storageUrl}/*`, ({ request }) => core.handle(request)),

@@ -13,7 +13,8 @@ declare const __filename: string | undefined;
 /** The message of the error `mock.handlers` throws when msw cannot be loaded. */
 export const MSW_MISSING =
   "medrecords/mock: mock.handlers needs msw (MSW's request handlers), which could not be loaded here: install it with `npm install -D msw`. " +
-  "startMockServer, createMockService().fetch and the medrecords CLI work without it.";
+  "startMockServer, createMockService().fetch and the medrecords CLI work without it. " +
+  'In a browser, pass it: `import * as msw from "msw"; createMockService({ msw })`.';
 
 let loaded: typeof Msw | undefined;
 
@@ -35,7 +36,7 @@ function nodeRequire(): (id: string) => unknown {
     | undefined;
   if (module === undefined) {
     throw new Error(
-      "No synchronous module loader in this runtime (Node 22.3 or later has one); in a browser, build the handlers with your bundler's msw.",
+      'No synchronous module loader in this runtime (Node 22.3 or later has one); in a browser, pass msw: `import * as msw from "msw"; createMockService({ msw })`.',
     );
   }
   return module.createRequire(typeof __filename === "string" ? __filename : import.meta.url);

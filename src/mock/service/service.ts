@@ -1,4 +1,4 @@
-import type { HttpHandler } from "msw";
+import type { HttpHandler, http } from "msw";
 import { OPENAPI_PATH, openApiDocument } from "../../openapi/document.js";
 import { createAutopilot, type MockAutopilotOptions } from "../controls/autopilot.js";
 import { type MockCassetteSource, seedFromCassette } from "../controls/cassette-seed.js";
@@ -100,6 +100,15 @@ export interface MockServiceOptions {
    * @example createMockService({ deliverTo: createWebhookHandler({ secret, on }) })
    */
   deliverTo?: (request: Request) => Response | Promise<Response>;
+  /**
+   * The msw module `handlers` are built with. Leave it out in Node, Bun and
+   * Deno: msw is then loaded when `handlers` is first read (and never when
+   * they are not). Pass it where no module can be loaded synchronously: in a
+   * browser, for `setupWorker`.
+   * @default undefined (msw loaded on first read of `handlers`)
+   * @example import * as msw from "msw"; createMockService({ msw })
+   */
+  msw?: { readonly http: typeof http };
   /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
    * private address: resolves to every address, to `[]` for a name that does
