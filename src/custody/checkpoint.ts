@@ -131,6 +131,19 @@ export class CheckpointKeeper {
     return this.#running.then(() => undefined);
   }
 
+  /**
+   * `log.checkpoint()`: the head as `readHead` finds it now (an empty log
+   * refused), once the background checkpoints under way are done, witnessed.
+   */
+  async takeHead(
+    readHead: () => Promise<{ seq: number; hash: string }>,
+  ): Promise<CustodyCheckpoint> {
+    const head = await readHead();
+    if (head.seq === 0) throw this.#fail("cannot checkpoint an empty log");
+    await this.settled();
+    return this.take(head);
+  }
+
   /** Obtains a token for `head` and stores it. */
   async take(head: { seq: number; hash: string }): Promise<CustodyCheckpoint> {
     const tsa = this.#options.tsa;

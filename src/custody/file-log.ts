@@ -140,22 +140,17 @@ class FileCustodyLog implements WitnessedCustodyLog {
 
   /** A checkpoint of the head as it is now, witnessed by the TSA (`tsa`). */
   checkpoint(): Promise<CustodyCheckpoint> {
-    return this.#queue(async () => {
-      let head: { seq: number; hash: string };
-      try {
-        head = await this.#locked(async (handle) => {
-          const { size } = await handle.stat();
-          return this.#catchUp(handle, size);
-        });
-      } catch (error) {
-        throw this.#failures.appendFailure(error, () => {
-          this.#verified = undefined;
-        });
-      }
-      if (head.seq === 0) throw this.#failures.fail("cannot checkpoint an empty log");
-      await this.#keeper.settled();
-      return this.#keeper.take(head);
-    });
+    return this.#queue(() =>
+      this.#keeper.takeHead(() =>
+        this.#locked(async (handle) => this.#catchUp(handle, (await handle.stat()).size)).catch(
+          (error: unknown) => {
+            throw this.#failures.appendFailure(error, () => {
+              this.#verified = undefined;
+            });
+          },
+        ),
+      ),
+    );
   }
 
   checkpoints(): AsyncIterable<unknown> {

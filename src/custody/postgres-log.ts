@@ -121,19 +121,17 @@ class PostgresCustodyLog implements WitnessedCustodyLog {
 
   /** A checkpoint of the head as it is now, witnessed by the TSA (`tsa`). */
   checkpoint(): Promise<CustodyCheckpoint> {
-    return this.#queue(async () => {
-      let head: { seq: number; hash: string };
-      try {
-        head = await this.#transaction(async (client, known) => this.#catchUp(client, known));
-      } catch (error) {
-        throw this.#failures.appendFailure(error, () => {
-          this.#verified = undefined;
-        });
-      }
-      if (head.seq === 0) throw this.#failures.fail("cannot checkpoint an empty log");
-      await this.#keeper.settled();
-      return this.#keeper.take(head);
-    });
+    return this.#queue(() =>
+      this.#keeper.takeHead(() =>
+        this.#transaction((client, known) => this.#catchUp(client, known)).catch(
+          (error: unknown) => {
+            throw this.#failures.appendFailure(error, () => {
+              this.#verified = undefined;
+            });
+          },
+        ),
+      ),
+    );
   }
 
   checkpoints(): AsyncIterable<unknown> {
