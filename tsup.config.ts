@@ -22,6 +22,9 @@ export default defineConfig([
       // node:crypto under the `node` condition, Web Crypto everywhere else.
       hmac: "src/webhooks/hmac.ts",
       "hmac-node": "src/webhooks/hmac-node.ts",
+      // The thread a recording client starts (src/fidelity/cassette-writer.ts finds it beside
+      // itself): never imported, so it is in no chunk a bundler inlines.
+      "cassette-worker": "src/fidelity/cassette-worker.ts",
     },
     format: ["esm", "cjs"],
     define,

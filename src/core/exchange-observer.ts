@@ -19,6 +19,12 @@ export interface ObservedExchange {
   readonly responseHeaders: Headers;
   /** The parsed JSON answer; undefined when none. */
   readonly responseBody: unknown;
+  /**
+   * A success's body as read, its UTF-8 bytes, kept only when recording
+   * (`record`): the recorder hands them to its thread (transferred, not
+   * copied), where they are decoded and parsed again. Undefined otherwise.
+   */
+  readonly responseBytes?: ArrayBuffer | undefined;
   readonly requestId: string | undefined;
 }
 

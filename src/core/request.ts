@@ -358,6 +358,7 @@ export class Core {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs;
     const attempts = new Attempts(op.method);
+    attempts.keepBytes = this.options.record !== undefined;
     const started = performance.now();
     let response: Response;
     const headers = this.#headersWith(options.headers, span?.headers);
@@ -408,12 +409,15 @@ export class Core {
     if (last) this.log.ended(last, Math.round(performance.now() - started));
     // The last attempt's answer is the response ky resolved with: its id was read once already.
     const requestId = last?.requestId;
+    const bytes = response === attempts.answer ? attempts.answerBytes : undefined;
+    attempts.answerBytes = undefined;
     const data = await parseBody(response, attempts);
     if (this.#observer !== undefined) {
       await this.#observe(
         { op, url, headers, body: given === undefined ? undefined : body },
         response,
         data,
+        bytes,
       );
     }
     if (this.options.validateResponses && op.response) {
@@ -435,6 +439,7 @@ export class Core {
     sent: { op: Operation; url: string; headers: Record<string, string>; body: unknown },
     response: Response,
     data: unknown,
+    bytes?: ArrayBuffer,
   ): Promise<void> {
     const { authorization: _key, ...requestHeaders } = sent.headers;
     let observer: ExchangeObserver | undefined;
@@ -455,6 +460,7 @@ export class Core {
       status: response.status,
       responseHeaders: response.headers,
       responseBody: data,
+      responseBytes: bytes,
       requestId: this.#requestId(response),
     });
   }
@@ -569,6 +575,9 @@ class Attempts {
   /** The last successful response and its body, read and parsed inside the attempt (see `readWhole`), for `parseBody`. */
   answer: Response | undefined = undefined;
   answerBody: unknown = undefined;
+  /** The success's bytes, kept only when `keepBytes` (a recording client: the recorder hands them to its thread). */
+  answerBytes: ArrayBuffer | undefined = undefined;
+  keepBytes = false;
   readonly outcomes: AttemptOutcomes;
 
   constructor(method: HttpMethod) {
@@ -634,6 +643,14 @@ export function requestIdOf(response: Response): string | undefined {
  */
 async function readWhole(response: Response, attempts: Attempts): Promise<Response> {
   if (response.body === null) return response;
+  if (response.ok && attempts.keepBytes) {
+    // Decoded as response.text() does; the bytes are handed over as they are, not copied.
+    const bytes = await response.arrayBuffer();
+    attempts.answer = response;
+    attempts.answerBody = parseJson(utf8.decode(bytes));
+    attempts.answerBytes = bytes;
+    return response;
+  }
   const text = await response.text();
   if (response.ok) {
     attempts.answer = response;
@@ -643,6 +660,9 @@ async function readWhole(response: Response, attempts: Attempts): Promise<Respon
   const { status, statusText, headers } = response;
   return new Response(text, { status, statusText, headers });
 }
+
+/** UTF-8, a leading BOM dropped, bad sequences replaced: what `response.text()` does. */
+const utf8 = new TextDecoder();
 
 /** Marks a body that is not JSON; `parseBody` turns it into a `ResponseValidationError`. */
 const NOT_JSON = Symbol("not JSON");

@@ -4,8 +4,8 @@
  * through the same scrubbing.
  */
 import { EMPTY_BODY, type Operation } from "../contract/operation.js";
-import type { ObservedExchange } from "../core/exchange-observer.js";
 import { CASSETTE_VERSION, type CassetteEntry } from "./cassette-format.js";
+import type { RecordedExchange } from "./recorded-exchange.js";
 import type { Scrubber } from "./scrubber.js";
 
 /**
@@ -57,27 +57,28 @@ export function paramsOf(op: Operation, url: URL): Record<string, string> {
   );
 }
 
-/** An entry for an ended exchange, not yet scrubbed. */
-export function entryOf(
-  exchange: ObservedExchange,
-  redact: (text: string) => string,
-  at: string,
-): CassetteEntry {
+const utf8 = new TextDecoder();
+const textOf = (body: ArrayBuffer | string) =>
+  typeof body === "string" ? body : utf8.decode(body);
+
+/** An entry for an ended exchange as posted to the cassette's thread, not yet scrubbed. */
+export function entryOf(exchange: RecordedExchange, op: Operation | undefined): CassetteEntry {
   const url = new URL(exchange.url);
+  const { requestText, response } = exchange;
   return {
     v: CASSETTE_VERSION,
-    at,
-    operation: exchange.operation.operationId,
-    params: paramsOf(exchange.operation, url),
+    at: exchange.at,
+    operation: exchange.operationId,
+    params: op === undefined ? {} : paramsOf(op, url),
     query: Object.fromEntries(url.searchParams),
     request: {
-      headers: safeHeaders(Object.entries(exchange.requestHeaders), redact),
-      ...(exchange.requestBody === undefined ? {} : { body: exchange.requestBody }),
+      headers: exchange.requestHeaders,
+      ...(requestText === undefined ? {} : { body: JSON.parse(requestText) }),
     },
     response: {
       status: exchange.status,
-      headers: safeHeaders(exchange.responseHeaders, redact),
-      ...(exchange.responseBody === undefined ? {} : { body: exchange.responseBody }),
+      headers: exchange.responseHeaders,
+      ...(response === undefined ? {} : { body: JSON.parse(textOf(response)) }),
     },
   };
 }

@@ -29,7 +29,7 @@ export function createObserver(context: ObserverContext): ExchangeObserver {
           `medrecords: an exchange of ${exchange.operation.operationId} was not recorded (${error instanceof Error ? error.name : "Error"}).`,
         );
       try {
-        // Scrubbed now; written after, without holding up the call (recorder.flush() waits for it).
+        // Posted as it ended; scrubbed and written on the cassette's thread (recorder.flush() waits for it).
         const written = (await writer).write(exchange);
         // Only cassette() makes a Recorder (the client's options say so); its writes are tracked for flush().
         (record as CassetteRecorder)[TRACK_WRITE]?.(written);

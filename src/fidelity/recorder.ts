@@ -19,11 +19,11 @@ export interface CassetteRecorder extends Recorder {
 
 /**
  * A cassette file for `new MedRecords({ record: cassette(path) })`: each
- * exchange is scrubbed when it ends (personal fields replaced by fictional
+ * exchange, as it ended, is scrubbed (personal fields replaced by fictional
  * values, the same input by the same value within the cassette; no API key,
  * webhook secret or presigned token) and appended as one JSON line, in the
- * order exchanges end, without holding up the call. Node only (it writes a
- * file).
+ * order exchanges end, on a worker thread of its own: the call is not held
+ * up. Node only (it writes a file from a `worker_threads` thread).
  *
  * @example
  * const recording = cassette("recordings/staging-2026-11-28.jsonl");

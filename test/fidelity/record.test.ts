@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -163,6 +163,63 @@ describe("record: cassette(path)", () => {
     };
     expect(name(one)).not.toBe(name(two));
   });
+});
+
+describe("record: the line is the exchange as it ended", () => {
+  it("changes the caller makes after the call, to what it sent or got, do not reach the cassette", async () => {
+    const path = join(dir, "as-ended.jsonl");
+    const recording = cassette(path);
+    const mr = new MedRecords({
+      apiKey: mock.apiKeys.create(),
+      baseUrl: mock.url,
+      maxRetries: 0,
+      record: recording,
+    });
+    const sent = { title: "As Ended v. Example", client_name: PLANTED.client_name };
+    const created = await mr.cases.create(sent);
+    const page = await mr.cases.list({ limit: 100 });
+    // Before the cassette's thread has written either line.
+    sent.title = "Changed v. Later";
+    (created as { case_number: string }).case_number = "changed-after";
+    (page.results[0] as { id: string }).id = "case_changed_after";
+    await recording.flush();
+    const text = readFileSync(path, "utf8");
+    const [create, list] = parseCassette(text).entries;
+    expect(create?.response.body).toMatchObject({ id: created.id });
+    expect(text).not.toContain("Changed v. Later");
+    expect(text).not.toContain("changed-after");
+    expect(text).not.toContain("case_changed_after");
+    const listed = (list?.response.body as { results?: { id: string }[] } | undefined)?.results;
+    expect(listed?.map((c) => c.id)).toContain(created.id);
+    expect(findCanaries(text, "cassette", CANARIES)).toEqual([]);
+  });
+});
+
+/** Threads of this process whose nice value is 10 (Linux: /proc/self/task/<tid>/stat, field 19). */
+function niceTenThreads(): number {
+  return readdirSync("/proc/self/task").filter((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16] === "10";
+  }).length;
+}
+
+describe("record: the cassette's thread", () => {
+  it.runIf(process.platform === "linux")(
+    "runs at a lower priority (nice 10), so it yields a core to the caller's threads",
+    async () => {
+      const before = niceTenThreads();
+      const recording = cassette(join(dir, "priority.jsonl"));
+      const mr = new MedRecords({
+        apiKey: mock.apiKeys.create(),
+        baseUrl: mock.url,
+        maxRetries: 0,
+        record: recording,
+      });
+      await mr.cases.list({ limit: 1 });
+      await recording.flush();
+      expect(niceTenThreads()).toBe(before + 1);
+    },
+  );
 });
 
 describe("cassette(path)", () => {
