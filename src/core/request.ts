@@ -319,11 +319,16 @@ export class Core {
       tracer === undefined
         ? this.#exchange(op, url, input.body, body, options)
         : this.#traced(tracer, op, url, input.body, body, options);
-    const hint = idKindHint(op.path, input.params as Readonly<Record<string, unknown>> | undefined);
-    if (hint === undefined) return sent;
+    if (input.params === undefined) return sent;
     return sent.catch((error: unknown) => {
-      // A 404 for an id of another kind (a case id where a retrieval request id goes) says so.
-      if (error instanceof NotFoundError) error.message = `${error.message} ${hint}`;
+      // A 404 for an id of another kind (a case id where a retrieval request id goes) says so;
+      // worked out only then, not on every call.
+      const hint =
+        error instanceof NotFoundError
+          ? idKindHint(op.path, input.params as Readonly<Record<string, unknown>>)
+          : undefined;
+      if (hint !== undefined)
+        (error as NotFoundError).message = `${(error as NotFoundError).message} ${hint}`;
       throw error;
     });
   }
