@@ -108,7 +108,10 @@ export interface MockServiceOptions {
    * @default undefined (msw loaded on first read of `handlers`)
    * @example import * as msw from "msw"; createMockService({ msw })
    */
-  msw?: { readonly http: typeof http };
+  msw?: {
+    /** msw's `http` namespace: the two handlers are `http.all` on the API and storage origins. */
+    readonly http: typeof http;
+  };
   /**
    * Resolves a webhook URL's host name, to refuse names that resolve to a
    * private address: resolves to every address, to `[]` for a name that does
