@@ -27,9 +27,9 @@ import {
   memoryDedupeStore,
   toNodeListener,
 } from "../../src/webhooks/index.js";
+import { fileRetrievalRequest } from "../helpers/file-retrieval-request.js";
 import { START } from "./helpers.js";
 
-const PDF = new TextEncoder().encode("%PDF-1.4\n%%EOF\n");
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -37,21 +37,6 @@ afterEach(async () => {
 
 function clientOf(mock: MockServiceCore, fetch: typeof globalThis.fetch = mock.fetch) {
   return new MedRecords({ apiKey: mock.apiKeys.create(), baseUrl: mock.baseUrl, fetch });
-}
-
-async function fileRequest(mr: MedRecords): Promise<string> {
-  const auth_form = await mr.retrievalRequests.uploadFile({
-    file: PDF,
-    file_name: "authorization.pdf",
-    file_type: "application/pdf",
-  });
-  const { id } = await mr.retrievalRequests.create({
-    case: { title: "Doe v. Acme (fictional)", client_name: "Jane Doe" },
-    facility_id: "fac_mercy_general",
-    requestor: { name: "Paralegal", email: "paralegal@firm.example" },
-    auth_form,
-  });
-  return id;
 }
 
 async function allDeliveries(mr: MedRecords, webhookId: string): Promise<WebhookDelivery[]> {
@@ -80,8 +65,8 @@ describe("await mock.clock.advance() over the spec's whole retry schedule", () =
       events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     // Two requests, so that more than five events fail within the window.
-    await fileRequest(mr);
-    await fileRequest(mr);
+    await fileRetrievalRequest(mr);
+    await fileRetrievalRequest(mr);
 
     const result = await mock.clock.advance("3d");
     expect(mock.clock.now().toISOString()).toBe(
@@ -186,8 +171,8 @@ describe("await mock.clock.advance() over the spec's whole retry schedule", () =
       url: "https://app.example.test/hooks",
       events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
-    await fileRequest(mr);
-    await fileRequest(mr);
+    await fileRetrievalRequest(mr);
+    await fileRetrievalRequest(mr);
     const { attempted, failed } = await mock.clock.advance("13h");
     expect(failed).toEqual([]);
     expect(attempted).toBeGreaterThan(2 * SUBSCRIBABLE_EVENT_TYPES.length - 1);
@@ -223,7 +208,7 @@ describe("the HTTP mock, a real receiver on loopback, and POST /__mock/clock/adv
       events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     secret = hook.secret;
-    const id = await fileRequest(mr);
+    const id = await fileRetrievalRequest(mr);
 
     const answer = await fetch(`${server.baseUrl}/__mock/clock/advance`, {
       method: "POST",
@@ -275,7 +260,7 @@ describe("under MSW", () => {
       events: [...SUBSCRIBABLE_EVENT_TYPES],
     });
     secret = hook.secret;
-    const id = await fileRequest(mr);
+    const id = await fileRetrievalRequest(mr);
     const { failed, attempted } = await mock.clock.advance("13h");
     expect(failed).toEqual([]);
     expect(attempted).toBe(received.length);

@@ -1,36 +1,14 @@
-/**
- * The function-length check (scripts/check-function-length.ts, run by `npm
- * test`): it names a function over 100 lines by file, name and line, counts
- * what a function nests, takes 100 lines and refuses 101, skips generated
- * files, lets an allowed function be and names an allowed one that is no
- * longer long, and finds nothing to report in src/ as it stands.
- */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
 import {
   checkFunctionLength,
   longFunctionsIn,
   MAX_LINES,
 } from "../../scripts/check-function-length.ts";
+import { tempProjects } from "../helpers/temp-project.js";
 
 const root = resolve(import.meta.dirname, "../..");
-let tmp: string | undefined;
-
-function project(files: Record<string, string>): string {
-  tmp = mkdtempSync(join(tmpdir(), "medrecords-length-"));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(tmp, path)), { recursive: true });
-    writeFileSync(join(tmp, path), text);
-  }
-  return tmp;
-}
-
-afterEach(() => {
-  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
-  tmp = undefined;
-});
+const project = tempProjects("medrecords-length-");
 
 /** A body of `lines` lines in all, braces included. */
 const body = (lines: number) =>

@@ -1,34 +1,10 @@
-/**
- * The layer check (scripts/check-layers.ts, run by `npm test`): it names an
- * import that points up (a type-only or dynamic one too) and a run-time cycle
- * (through a dynamic `import()` too), ignores a type-only cycle
- * outside the mock's model but names one inside it, names a model module
- * imported by the model's state.ts, names a lower floor of the mock importing
- * a higher one and a mock file in no floor, and finds nothing to report in
- * src/ as it stands.
- */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
 import { checkLayers } from "../../scripts/check-layers.ts";
+import { tempProjects } from "../helpers/temp-project.js";
 
 const root = resolve(import.meta.dirname, "../..");
-let tmp: string | undefined;
-
-function project(files: Record<string, string>): string {
-  tmp = mkdtempSync(join(tmpdir(), "medrecords-layers-"));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(tmp, path)), { recursive: true });
-    writeFileSync(join(tmp, path), text);
-  }
-  return tmp;
-}
-
-afterEach(() => {
-  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
-  tmp = undefined;
-});
+const project = tempProjects("medrecords-layers-");
 
 describe("the layer check", () => {
   it("passes on the sources", () => {

@@ -10,9 +10,9 @@ import { type AnyEvent, MedRecords } from "../../src/index.js";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/schemas/events.js";
 import { useMockService } from "../../src/testing/index.js";
 import { createWebhookHandler, memoryDedupeStore } from "../../src/webhooks/index.js";
+import { fileRetrievalRequest } from "../helpers/file-retrieval-request.js";
 
 const hooks = { beforeAll, afterAll, afterEach };
-const PDF = new TextEncoder().encode("%PDF-1.4\n%%EOF\n");
 
 describe.each([
   ["inside MSW", { setupServer }],
@@ -42,24 +42,9 @@ describe.each([
     t.deliverTo(createWebhookHandler({ secret, dedupe, on }));
   });
 
-  async function fileRequest(mr: MedRecords): Promise<string> {
-    const auth_form = await mr.retrievalRequests.uploadFile({
-      file: PDF,
-      file_name: "authorization.pdf",
-      file_type: "application/pdf",
-    });
-    const { id } = await mr.retrievalRequests.create({
-      case: { title: "Doe v. Acme (fictional)", client_name: "Jane Doe" },
-      facility_id: "fac_mercy_general",
-      requestor: { name: "Paralegal", email: "paralegal@firm.example" },
-      auth_form,
-    });
-    return id;
-  }
-
   it("completes the request, and the receiver processes every event of it exactly once", async () => {
     const mr = t.client();
-    const id = await fileRequest(mr);
+    const id = await fileRetrievalRequest(mr);
     const before = processed.length;
     const result = await t.advance("13h");
     expect(result.failed).toEqual([]);
@@ -76,7 +61,7 @@ describe.each([
 
   it("code that does not await advance sees the clock moved and the request's life run at once", async () => {
     const mr = t.client();
-    const id = await fileRequest(mr);
+    const id = await fileRetrievalRequest(mr);
     const before = t.now();
     const pending = t.advance("13h");
     expect(t.now() - before).toBe(13 * 3_600_000);
