@@ -9,7 +9,7 @@ export const CASSETTE_VERSION = 1;
 
 /** One recorded exchange. */
 export interface CassetteEntry {
-  /** The cassette format's version: 1. */
+  /** The cassette format's version; a reader refuses a version it does not know. */
   v: number;
   /** When the exchange ended, ISO 8601 (the recorder's clock). */
   at: string;
